@@ -1,0 +1,172 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { CorsOptionsError } from './errors.js';
+import { mergeCorsOptions, type CorsLogger, type CorsOptions } from './options.js';
+import type { PathTable } from './path-table.js';
+import { compilePolicy, type CorsPolicy } from './policy.js';
+import { endEmpty, setActualHeaders, setAlwaysOnHeaders, setPreflightHeaders } from './responses.js';
+import { RouteTree, type PathLookup, type PathMatching } from './route-tree.js';
+
+export type Next = (error?: unknown) => void;
+
+export interface CorsEngineSettings {
+  /** Start-up warnings and request-time faults. Default: `console`. */
+  logger?: CorsLogger;
+  /** Path matching of the route tree; `mirror()` copies it from the mirrored router. */
+  matching?: PathMatching;
+  /** Names the options in errors and warnings. Default: `createCors()`. */
+  source?: string;
+}
+
+/** The part of a find-my-way router that `mirror()` reads. */
+export interface MirrorableRouter extends PathMatching {
+  readonly routes: readonly { readonly method: string; readonly path: string }[];
+}
+
+/**
+ * Classifies each request on a covered path (DESIGN section 3) and answers OPTIONS and
+ * preflights from the path's precomputed table; everything else goes on to `next()` with the
+ * CORS headers already set, so they are also on the handler's errors.
+ */
+export class CorsEngine {
+  readonly #logger: CorsLogger;
+  readonly #source: string;
+  readonly #options: CorsOptions;
+  readonly #policy: CorsPolicy;
+  readonly #tree: RouteTree;
+  /** Compiled route-level policies by the options object they came from. */
+  readonly #routePolicies = new WeakMap<CorsOptions, CorsPolicy>();
+  #sealed = false;
+
+  constructor(options: CorsOptions = {}, settings: CorsEngineSettings = {}) {
+    this.#logger = settings.logger ?? console;
+    this.#source = settings.source ?? 'createCors()';
+    this.#tree = new RouteTree(settings.matching);
+    this.#options = options;
+    this.#policy = compilePolicy(options, { source: this.#source, logger: this.#logger });
+  }
+
+  /**
+   * Covers `path` for `methods`, with `options` merged field by field over the engine's own.
+   * Validates at once: bad options throw here, at start-up.
+   */
+  route(methods: string | readonly string[], path: string, options?: CorsOptions, source?: string): this {
+    this.#assertOpen('route()');
+    const list = typeof methods === 'string' ? [methods] : methods;
+    const label = source ?? `route ${list.join(',')} ${path}`;
+    const merged = mergeCorsOptions(this.#options, options);
+    this.#tree.add(list, path, merged, this.#routePolicy(options, merged, label), label);
+    return this;
+  }
+
+  /**
+   * Covers every route a find-my-way router has now (call it once the application's routes
+   * are registered), matching paths with that router's own settings.
+   */
+  mirror(router: MirrorableRouter, options?: CorsOptions): this {
+    this.#assertOpen('mirror()');
+    if (router === null || typeof router !== 'object' || !Array.isArray(router.routes)) {
+      throw new CorsOptionsError(this.#source, '(mirror)', router, 'is not a find-my-way router', 'pass the router returned by FindMyWay()');
+    }
+    this.#tree.adoptMatching(router, 'mirror()');
+    for (const { method, path } of router.routes) this.route(method, path, options, `mirror() of ${method} ${path}`);
+    return this;
+  }
+
+  /** The middleware. A property, already bound, so it can be passed around as it is. */
+  readonly handle = (req: IncomingMessage, res: ServerResponse, next: Next): void => {
+    const table = this.#lookup(req.url ?? '/');
+    if (table === undefined) return next();
+    const origin = req.headers.origin;
+    if (req.method === 'OPTIONS') {
+      if (origin !== undefined && req.headers['access-control-request-method'] !== undefined) {
+        return this.#decide(table, origin, req, res, next, answerPreflight);
+      }
+      setAlwaysOnHeaders(table, res);
+      if (origin === undefined) return answerOptions(table, req, res, next, undefined);
+      return this.#decide(table, origin, req, res, next, answerOptions);
+    }
+    setAlwaysOnHeaders(table, res);
+    if (origin === undefined) return next();
+    return this.#decide(table, origin, req, res, next, continueActual);
+  };
+
+  /** Replaced by the sealed tree's lookup on the first request. */
+  #lookup: PathLookup = (url) => {
+    this.#seal();
+    return this.#lookup(url);
+  };
+
+  #seal(): void {
+    this.#lookup = this.#tree.seal(this.#policy);
+    this.#sealed = true;
+  }
+
+  #assertOpen(call: string): void {
+    if (this.#sealed) {
+      throw new Error(`${this.#source}: ${call} after the first request; register every route before the server starts serving.`);
+    }
+  }
+
+  #routePolicy(options: CorsOptions | undefined, merged: CorsOptions, source: string): CorsPolicy {
+    if (options === undefined) return this.#policy;
+    let policy = this.#routePolicies.get(options);
+    if (policy === undefined) {
+      policy = compilePolicy(merged, { source, logger: this.#logger });
+      this.#routePolicies.set(options, policy);
+    }
+    return policy;
+  }
+
+  /**
+   * Runs `then` with the origin if the policy allows it, else with `undefined`. Synchronous for
+   * every policy but an async origin function.
+   */
+  #decide(table: PathTable, origin: string, req: IncomingMessage, res: ServerResponse, next: Next, then: Continuation): void {
+    const matcher = table.policy.origin;
+    let allowed: boolean | Promise<boolean>;
+    switch (matcher.kind) {
+      case 'any':
+        allowed = true;
+        break;
+      case 'fixed':
+        allowed = origin === matcher.origin;
+        break;
+      case 'none':
+        allowed = false;
+        break;
+      case 'dynamic':
+        allowed = matcher.allows(origin, req);
+    }
+    if (allowed === true || allowed === false) return then(table, req, res, next, allowed ? origin : undefined);
+    allowed
+      .then((answer) => then(table, req, res, next, answer ? origin : undefined))
+      .catch((error: unknown) => {
+        this.#logger.error(`${this.#source}: answering ${req.method} ${req.url} failed after the origin function settled: ${String(error)}`);
+        if (!res.headersSent) endEmpty(res, 500);
+      });
+  }
+}
+
+type Continuation = (table: PathTable, req: IncomingMessage, res: ServerResponse, next: Next, allowedOrigin: string | undefined) => void;
+
+/** Row 4: a preflight, answered here unless `preflightContinue`. */
+const answerPreflight: Continuation = (table, req, res, next, allowedOrigin) => {
+  setPreflightHeaders(table, req, res, allowedOrigin);
+  if (table.policy.preflightContinue) return next();
+  endEmpty(res, table.policy.optionsSuccessStatus);
+};
+
+/** Rows 1 and 2: OPTIONS without a preflight; the application's own OPTIONS route wins. */
+const answerOptions: Continuation = (table, _req, res, next, allowedOrigin) => {
+  if (allowedOrigin !== undefined) setActualHeaders(table, res, allowedOrigin);
+  if (table.explicitOptions) return next();
+  res.setHeader('Allow', table.allow);
+  endEmpty(res, 204);
+};
+
+/** Row 3: an actual CORS request, handed on with its headers set. */
+const continueActual: Continuation = (table, _req, res, next, allowedOrigin) => {
+  if (allowedOrigin !== undefined) setActualHeaders(table, res, allowedOrigin);
+  next();
+};

@@ -1,0 +1,54 @@
+/**
+ * The few pieces of HTTP and URL grammar the engine checks, with the limits that keep every
+ * check linear in its input. Nothing here allocates on success.
+ */
+
+// RFC 9110 5.6.2: token = 1*tchar
+//   tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+// RFC 9110 5.6.1: #token with optional whitespace (OWS = *( SP / HTAB )) around each element.
+// Linear: a tchar can never be a space or a comma, so the engine never has to choose where a
+// name ends. Empty elements (",,") are refused: browsers never send them.
+const TOKEN_LIST = /^[ \t]*[!#$%&'*+\-.^_`|~0-9A-Za-z]+[ \t]*(?:,[ \t]*[!#$%&'*+\-.^_`|~0-9A-Za-z]+[ \t]*)*$/;
+
+// An origin as browsers serialize it (HTML "serialization of an origin"): lower-case scheme,
+// "://", a lower-case punycoded host or a bracketed IPv6 address, and a port only when it is
+// not the scheme's default. A comma can never appear, so several joined Origin headers fail.
+const SERIALIZED_ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/;
+
+// Dot-separated host labels, for the part a `*` pattern stands for.
+const HOST_LABELS = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/;
+
+/** Longer Origin values are refused unread: a host name is at most 253 bytes. */
+export const MAX_ORIGIN_LENGTH = 512;
+/** Access-Control-Request-Headers longer than this is not reflected (DESIGN section 4). */
+export const MAX_REQUEST_HEADERS_LENGTH = 4096;
+/** ... nor one naming more headers than this. */
+export const MAX_REQUEST_HEADER_NAMES = 64;
+
+export function isToken(value: string): boolean {
+  return TOKEN.test(value);
+}
+
+/** A request's Origin value that may be compared to patterns, RegExps or handed to a function. */
+export function isWellFormedOrigin(origin: string): boolean {
+  return origin.length <= MAX_ORIGIN_LENGTH && SERIALIZED_ORIGIN.test(origin);
+}
+
+export function isHostLabels(value: string): boolean {
+  return HOST_LABELS.test(value);
+}
+
+/**
+ * Whether an Access-Control-Request-Headers value may be reflected as it is: at most 4 KiB,
+ * at most 64 names, each a token. The length is checked before anything is scanned.
+ */
+export function isReflectableHeaderList(value: string): boolean {
+  if (value.length > MAX_REQUEST_HEADERS_LENGTH) return false;
+  let commas = 0;
+  for (let i = value.indexOf(','); i !== -1; i = value.indexOf(',', i + 1)) {
+    if (++commas >= MAX_REQUEST_HEADER_NAMES) return false;
+  }
+  return TOKEN_LIST.test(value);
+}

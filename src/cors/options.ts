@@ -1,0 +1,83 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * Decides whether a request's origin may read the response. It receives only well-formed,
+ * serialized origins (never `null`, never a malformed value); returning anything but `true`
+ * (or a promise of `true`), throwing or rejecting denies the request.
+ */
+export type OriginFunction = (origin: string, req: IncomingMessage) => boolean | Promise<boolean>;
+
+/** One entry of an origin list: an origin, a `'https://*.example.com'` pattern, `'null'`, or a RegExp. */
+export type OriginListEntry = string | RegExp;
+
+export type OriginOption = '*' | string | RegExp | boolean | readonly OriginListEntry[] | OriginFunction;
+
+/**
+ * The CORS policy of a route, a module or a whole middleware. Every field is optional; an
+ * omitted field inherits from the level above (route over module over defaults).
+ *
+ * A class rather than an interface, so that it can also serve as a dependency-injection token.
+ */
+export class CorsOptions {
+  /** Which origins may read responses. Default `'*'` (any origin, no credentials). */
+  origin?: OriginOption;
+  /** `Access-Control-Allow-Methods`. Default: the methods the path registers. */
+  allowedMethods?: readonly string[] | '*';
+  /** `Access-Control-Allow-Headers`. Default: the request's `Access-Control-Request-Headers`, validated. */
+  allowedHeaders?: readonly string[] | '*';
+  /** `Access-Control-Expose-Headers`. Default: none. */
+  exposedHeaders?: readonly string[] | '*';
+  /** Send `Access-Control-Allow-Credentials: true`. Default `false`. */
+  allowCredentials?: boolean;
+  /** `Access-Control-Max-Age` in whole seconds. Default: not sent (browsers then cache 5 s). */
+  maxAge?: number;
+  /** Answer `Access-Control-Request-Private-Network: true` with a grant. Default `false`. */
+  allowPrivateNetwork?: boolean;
+  /** Hand preflights to the next handler after setting the headers. Default `false`. */
+  preflightContinue?: boolean;
+  /** Status of an answered preflight, 200-299. Default 204. */
+  optionsSuccessStatus?: number;
+}
+
+/** Where start-up warnings and request-time faults (a throwing origin function) are reported. */
+export interface CorsLogger {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export const CORS_OPTION_FIELDS = [
+  'origin',
+  'allowedMethods',
+  'allowedHeaders',
+  'exposedHeaders',
+  'allowCredentials',
+  'maxAge',
+  'allowPrivateNetwork',
+  'preflightContinue',
+  'optionsSuccessStatus',
+] as const satisfies readonly (keyof CorsOptions)[];
+
+/**
+ * Field-by-field merge: a field the override leaves `undefined` keeps the base's value.
+ * Neither argument is mutated.
+ */
+export function mergeCorsOptions(base: CorsOptions, override: CorsOptions | undefined): CorsOptions {
+  if (override === undefined) return base;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [field, value] of Object.entries(override)) {
+    if (value !== undefined) merged[field] = value;
+  }
+  return merged as CorsOptions;
+}
+
+/** Structural equality of two option sets: arrays element by element, RegExps by source and flags, functions by identity. */
+export function sameOptions(a: CorsOptions, b: CorsOptions): boolean {
+  return CORS_OPTION_FIELDS.every((field) => sameValue(a[field], b[field]));
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a instanceof RegExp && b instanceof RegExp) return a.source === b.source && a.flags === b.flags;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => sameValue(item, b[index]));
+  return false;
+}

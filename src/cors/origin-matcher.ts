@@ -1,0 +1,209 @@
+import type { IncomingMessage } from 'node:http';
+
+import { CorsOptionsError, describeValue } from './errors.js';
+import { isHostLabels, isWellFormedOrigin } from './http-grammar.js';
+import type { CorsLogger, OriginFunction, OriginOption } from './options.js';
+
+export type OriginCheck = (origin: string, req: IncomingMessage) => boolean | Promise<boolean>;
+
+/**
+ * How a policy answers an origin, in the four shapes rule A of the contract tells apart:
+ * - `any`: `'*'`, sent on every response;
+ * - `fixed`: one origin, sent on every response, so caches need no `Vary: Origin`;
+ * - `none`: CORS off (`false`), nothing is ever granted;
+ * - `dynamic`: the answer depends on the request's `Origin` (a list, a pattern, a RegExp, a
+ *   function, reflection), so every response varies on it.
+ */
+export type OriginMatcher =
+  | { readonly kind: 'any' }
+  | { readonly kind: 'fixed'; readonly origin: string }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'dynamic'; readonly allows: OriginCheck };
+
+interface Context {
+  readonly source: string;
+  readonly logger: CorsLogger;
+}
+
+const ANY: OriginMatcher = Object.freeze({ kind: 'any' });
+const NONE: OriginMatcher = Object.freeze({ kind: 'none' });
+const REFLECT: OriginMatcher = Object.freeze({ kind: 'dynamic', allows: isWellFormedOrigin });
+
+export function compileOriginMatcher(value: OriginOption | undefined, context: Context): OriginMatcher {
+  if (value === undefined || value === '*') return ANY;
+  if (value === false) return NONE;
+  if (value === true) return REFLECT;
+  if (typeof value === 'function') return Object.freeze({ kind: 'dynamic', allows: guardOriginFunction(value, context) });
+  if (typeof value === 'string' && value !== 'null' && !value.includes('*')) {
+    return Object.freeze({ kind: 'fixed', origin: checkSerializedOrigin(value, 'origin', context.source) });
+  }
+  if (typeof value === 'string' || value instanceof RegExp) return compileList([value], 'origin', context);
+  if (Array.isArray(value)) {
+    if (value.length === 0) {
+      throw new CorsOptionsError(context.source, 'origin', value, 'allows no origin at all', 'list at least one origin, or use `false` to turn CORS off');
+    }
+    // One exact origin in a list is the same policy as the origin alone, and needs no Vary.
+    const [only] = value;
+    if (value.length === 1 && typeof only === 'string' && only !== '*' && only !== 'null' && !only.includes('*')) {
+      return Object.freeze({ kind: 'fixed', origin: checkSerializedOrigin(only, 'origin[0]', context.source) });
+    }
+    return compileList(value, null, context);
+  }
+  throw new CorsOptionsError(
+    context.source,
+    'origin',
+    value,
+    'is not a valid origin policy',
+    "use '*', an origin such as 'https://app.example.com', a pattern such as 'https://*.example.com', a RegExp, true, false, an array of origins, patterns and RegExps, or a function (origin, req) => boolean",
+  );
+}
+
+/** `field` is the name to report for a single value; `null` means "index into the list". */
+function compileList(entries: readonly unknown[], field: string | null, context: Context): OriginMatcher {
+  const exact = new Set<string>();
+  const patterns: WildcardPattern[] = [];
+  const regexps: RegExp[] = [];
+  entries.forEach((entry, index) => {
+    const name = field ?? `origin[${index}]`;
+    if (entry instanceof RegExp) {
+      regexps.push(checkRegExp(entry, name, context));
+    } else if (typeof entry !== 'string') {
+      throw new CorsOptionsError(context.source, name, entry, 'is not allowed in an origin list', "list only origin strings, 'https://*.example.com' patterns, 'null' and RegExps; true, false and functions stand alone");
+    } else if (entry === '*') {
+      throw new CorsOptionsError(context.source, name, entry, "in a list means nothing: '*' already allows every origin", "use origin: '*' alone, or list the origins");
+    } else if (entry === 'null') {
+      exact.add(entry);
+    } else if (entry.includes('*')) {
+      patterns.push(compileWildcardPattern(entry, name, context.source));
+    } else {
+      exact.add(checkSerializedOrigin(entry, name, context.source));
+    }
+  });
+  // Hot path: an exact hit is one Set lookup. Patterns and RegExps only ever see origins that
+  // are well formed, so `null`, joined duplicates and over-long values never reach them.
+  const allows: OriginCheck = (origin) => {
+    if (exact.has(origin)) return true;
+    if (!isWellFormedOrigin(origin)) return false;
+    for (const pattern of patterns) if (pattern.matches(origin)) return true;
+    for (const regexp of regexps) if (regexp.test(origin)) return true;
+    return false;
+  };
+  return Object.freeze({ kind: 'dynamic', allows });
+}
+
+/**
+ * Accepts exactly the strings a browser would send in `Origin`: the URL parser's own
+ * serialization must give the value back unchanged. That refuses a path or a trailing slash,
+ * upper case, a default port written out, and a missing scheme, each with the corrected value.
+ */
+export function checkSerializedOrigin(value: string, field: string, source: string): string {
+  const mistake = serializedOriginMistake(value);
+  if (mistake !== undefined) throw new CorsOptionsError(source, field, value, mistake.problem, mistake.fix);
+  return value;
+}
+
+function serializedOriginMistake(value: string): { problem: string; fix: string } | undefined {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || !value.includes('://')) {
+    return { problem: 'is not an origin (no scheme)', fix: `write scheme and host, e.g. "https://${value.replace(/^[a-z]*:?\/*/i, '')}"` };
+  }
+  if (url.origin === 'null') {
+    // Non-special schemes (chrome-extension://id) have an opaque origin in the URL parser, yet
+    // browsers send them as written: accept them when they already look serialized.
+    if (url.pathname === '' && url.search === '' && url.hash === '' && isWellFormedOrigin(value)) return undefined;
+    return { problem: 'is not an origin browsers send', fix: 'write scheme, host and optional port only, e.g. "https://app.example.com"' };
+  }
+  if (url.origin !== value) {
+    return {
+      problem: 'is not a serialized origin (browsers send no path, no trailing slash, no upper case and no default port)',
+      fix: `write it as ${JSON.stringify(url.origin)}`,
+    };
+  }
+  return undefined;
+}
+
+/** `'https://*.example.com'`: any sub-domain of example.com, at any depth, never example.com itself. */
+interface WildcardPattern {
+  matches(origin: string): boolean;
+}
+
+function compileWildcardPattern(value: string, field: string, source: string): WildcardPattern {
+  const fail = (problem: string): never => {
+    throw new CorsOptionsError(source, field, value, problem, 'write the wildcard as the whole first label after the scheme, e.g. "https://*.example.com"');
+  };
+  const separator = value.indexOf('://');
+  if (separator === -1) fail('has no scheme');
+  if (value.indexOf('*') !== value.lastIndexOf('*')) fail('has more than one "*"');
+  const prefix = value.slice(0, separator + 3);
+  if (!value.startsWith('*.', prefix.length)) fail('puts "*" somewhere other than the whole first label');
+  const suffix = value.slice(prefix.length + 1); // ".example.com[:port]"
+  // The rest must itself be a serialized origin once the "*" is filled in.
+  const mistake = serializedOriginMistake(`${prefix}x${suffix}`);
+  if (mistake !== undefined) fail(mistake.problem.replace('is not', 'does not give'));
+  const host = suffix.slice(1).replace(/:[0-9]+$/, '');
+  if (!host.includes('.')) fail('would match every sub-domain of a top-level domain');
+  return {
+    matches(origin) {
+      return (
+        origin.length > prefix.length + suffix.length &&
+        origin.startsWith(prefix) &&
+        origin.endsWith(suffix) &&
+        isHostLabels(origin.slice(prefix.length, origin.length - suffix.length))
+      );
+    },
+  };
+}
+
+function checkRegExp(regexp: RegExp, field: string, context: Context): RegExp {
+  if (regexp.global || regexp.sticky) {
+    throw new CorsOptionsError(context.source, field, regexp, 'has the g or y flag, which makes test() remember lastIndex between requests and skip matches', `drop the flag: /${regexp.source}/${regexp.flags.replace(/[gy]/g, '')}`);
+  }
+  if (!regexp.source.startsWith('^') || !regexp.source.endsWith('$')) {
+    context.logger.warn(
+      `${context.source}: CorsOptions.${field} = ${describeValue(regexp)} is not anchored with ^ and $, so it also matches origins that merely contain it (/example\\.com$/ matches https://evilexample.com). Anchor it, e.g. /^https:\\/\\/(www\\.)?example\\.com$/.`,
+    );
+  }
+  return regexp;
+}
+
+/**
+ * The user's function decides, but a fault of theirs must never become a 500 or a grant: a
+ * throw, a rejection or a non-boolean answer denies, and the first such fault is logged.
+ */
+function guardOriginFunction(fn: OriginFunction, context: Context): OriginCheck {
+  let reported = false;
+  const deny = (what: string): false => {
+    if (!reported) {
+      reported = true;
+      context.logger.error(`${context.source}: the origin function ${describeValue(fn)} ${what}; the request was denied. Later faults of this function are denied without a log line.`);
+    }
+    return false;
+  };
+  const settle = (answer: unknown, verb: string): boolean =>
+    typeof answer === 'boolean' ? answer : deny(`${verb} ${describeValue(answer)}, not a boolean`);
+  return (origin, req) => {
+    if (!isWellFormedOrigin(origin)) return false;
+    let answer: unknown;
+    try {
+      answer = fn(origin, req);
+    } catch (error) {
+      return deny(`threw ${describeError(error)}`);
+    }
+    if (answer instanceof Promise) {
+      return answer.then(
+        (value: unknown) => settle(value, 'resolved to'),
+        (error: unknown) => deny(`rejected with ${describeError(error)}`),
+      );
+    }
+    return settle(answer, 'returned');
+  };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error);
+}

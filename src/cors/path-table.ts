@@ -1,0 +1,73 @@
+import type { CorsPolicy } from './policy.js';
+
+/**
+ * Everything the engine sends for one path that does not depend on the request, computed once
+ * when the routes are sealed. It is the `store` of the path's node in the find-my-way tree, so
+ * one lookup answers "is the path covered, with which methods, under which policy".
+ */
+export interface PathTable {
+  readonly policy: CorsPolicy;
+  /** `Allow` for a plain OPTIONS request: the path's methods, HEAD with GET, and OPTIONS. */
+  readonly allow: string;
+  /** The application has its own OPTIONS route here, which answers non-preflight OPTIONS. */
+  readonly explicitOptions: boolean;
+  /** Rule A: an `Access-Control-Allow-Origin` that does not depend on the request ('*' or one origin). */
+  readonly constantAllowOrigin: string | undefined;
+  /** Rule A: the policy depends on `Origin`, so every response of the path varies on it. */
+  readonly varyOnOrigin: boolean;
+  /** Rule B after an allowed origin: flat [name, value, ...] pairs. */
+  readonly actualHeaders: readonly string[];
+  /** Rule C after an allowed origin, except the reflected request headers: flat pairs. */
+  readonly preflightHeaders: readonly string[];
+  /** Rule C: what a preflight answer depends on, already joined. */
+  readonly preflightVary: string | undefined;
+}
+
+/** Methods covered when no route is registered (the `cors` package's default list). */
+export const GLOBAL_METHODS: readonly string[] = ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE'];
+
+export function buildPathTable(policy: CorsPolicy, methods: Iterable<string>): PathTable {
+  const registered = [...methods];
+  const allowed = allowList(registered);
+  const origin = policy.origin;
+
+  const actualHeaders: string[] = [];
+  if (policy.allowCredentials) actualHeaders.push('Access-Control-Allow-Credentials', 'true');
+  if (policy.exposeHeaders !== undefined) actualHeaders.push('Access-Control-Expose-Headers', policy.exposeHeaders);
+
+  const preflightHeaders: string[] = ['Access-Control-Allow-Methods', policy.allowMethods ?? allowed];
+  if (!policy.reflectRequestHeaders && policy.allowHeaders !== undefined) {
+    preflightHeaders.push('Access-Control-Allow-Headers', policy.allowHeaders);
+  }
+  if (policy.maxAge !== undefined) preflightHeaders.push('Access-Control-Max-Age', policy.maxAge);
+  if (policy.allowCredentials) preflightHeaders.push('Access-Control-Allow-Credentials', 'true');
+
+  const preflightVary: string[] = [];
+  if (origin.kind === 'dynamic') preflightVary.push('Origin');
+  if (policy.reflectRequestHeaders) preflightVary.push('Access-Control-Request-Headers');
+  if (policy.allowPrivateNetwork) preflightVary.push('Access-Control-Request-Private-Network');
+
+  // Not frozen here: the route tree adds methods to a path in place, then freezes at seal.
+  return {
+    policy,
+    allow: allowed,
+    explicitOptions: registered.includes('OPTIONS'),
+    constantAllowOrigin: origin.kind === 'any' ? '*' : origin.kind === 'fixed' ? origin.origin : undefined,
+    varyOnOrigin: origin.kind === 'dynamic',
+    actualHeaders: Object.freeze(actualHeaders),
+    preflightHeaders: Object.freeze(preflightHeaders),
+    preflightVary: preflightVary.length === 0 ? undefined : preflightVary.join(', '),
+  };
+}
+
+/** The path's methods in registration order, HEAD right after GET, OPTIONS last. */
+function allowList(methods: readonly string[]): string {
+  const list: string[] = [];
+  for (const method of methods) {
+    if (method === 'OPTIONS' || list.includes(method)) continue;
+    list.push(method);
+    if (method === 'GET' && !list.includes('HEAD')) list.push('HEAD');
+  }
+  list.push('OPTIONS');
+  return list.join(', ');
+}

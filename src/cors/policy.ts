@@ -1,0 +1,125 @@
+import { CorsOptionsError, describeValue } from './errors.js';
+import { isToken } from './http-grammar.js';
+import { compileOriginMatcher, type OriginMatcher } from './origin-matcher.js';
+import { CORS_OPTION_FIELDS, type CorsLogger, type CorsOptions } from './options.js';
+
+/**
+ * Validated options with every header value already joined: what the per-path tables are
+ * built from. Frozen; nothing in it depends on a request.
+ */
+export interface CorsPolicy {
+  readonly origin: OriginMatcher;
+  /** `Access-Control-Allow-Methods`, or `undefined` for "the methods of the path". */
+  readonly allowMethods: string | undefined;
+  /** `true`: reflect the validated `Access-Control-Request-Headers`; else the fixed value (`undefined`: none). */
+  readonly reflectRequestHeaders: boolean;
+  readonly allowHeaders: string | undefined;
+  readonly exposeHeaders: string | undefined;
+  readonly allowCredentials: boolean;
+  readonly maxAge: string | undefined;
+  readonly allowPrivateNetwork: boolean;
+  readonly preflightContinue: boolean;
+  readonly optionsSuccessStatus: number;
+}
+
+/** Chromium's cap on `Access-Control-Max-Age`; Firefox caps at 86400. */
+const BROWSER_MAX_AGE = 7200;
+
+export interface PolicyContext {
+  /** Where the options came from, named in every error and warning. */
+  readonly source: string;
+  readonly logger: CorsLogger;
+}
+
+/** Validates every field of `options` (never mutating it) and compiles the policy. Throws `CorsOptionsError`. */
+export function compilePolicy(options: CorsOptions, context: PolicyContext): CorsPolicy {
+  const { source } = context;
+  if (options === null || typeof options !== 'object') {
+    throw new CorsOptionsError(source, '(options)', options, 'is not an object', 'pass an object such as { origin: "https://app.example.com" }, or nothing for the defaults');
+  }
+  for (const field of Object.keys(options)) {
+    if (!(CORS_OPTION_FIELDS as readonly string[]).includes(field)) {
+      throw new CorsOptionsError(source, field, (options as Record<string, unknown>)[field], 'is not a CORS option', `use one of ${CORS_OPTION_FIELDS.join(', ')}`);
+    }
+  }
+  const allowCredentials = checkBoolean(options.allowCredentials, 'allowCredentials', source);
+  const origin = compileOriginMatcher(options.origin, context);
+  const allowedHeaders = checkNames(options.allowedHeaders, 'allowedHeaders', source);
+  const exposedHeaders = checkNames(options.exposedHeaders, 'exposedHeaders', source);
+  const allowedMethods = checkNames(options.allowedMethods, 'allowedMethods', source);
+  if (allowedMethods !== undefined && allowedMethods.length === 0) {
+    throw new CorsOptionsError(source, 'allowedMethods', options.allowedMethods, 'grants no method', 'list the methods, or leave the option out to grant the methods of each path');
+  }
+
+  if (allowCredentials) {
+    // Browsers read `*` literally on credentialed requests, so these would silently fail.
+    if (origin.kind === 'any') {
+      throw new CorsOptionsError(source, 'origin', options.origin ?? '*', "together with allowCredentials: true is refused by browsers (a credentialed response needs the exact origin, never '*')", 'list the origins that may send credentials, e.g. origin: ["https://app.example.com"]');
+    }
+    const names = { allowedHeaders, exposedHeaders, allowedMethods };
+    for (const field of ['allowedHeaders', 'exposedHeaders', 'allowedMethods'] as const) {
+      if (names[field]?.includes('*')) {
+        throw new CorsOptionsError(source, field, '*', "together with allowCredentials: true is read by browsers as a header literally named '*'", `list the names in ${field}`);
+      }
+    }
+    if (options.origin === true) {
+      context.logger.warn(`${source}: CorsOptions.origin = true with allowCredentials: true lets every web site read your users' data with their cookies. List the trusted origins instead.`);
+    }
+  }
+
+  const maxAge = options.maxAge;
+  if (maxAge !== undefined) {
+    if (typeof maxAge !== 'number' || !Number.isSafeInteger(maxAge) || maxAge < 0) {
+      throw new CorsOptionsError(source, 'maxAge', maxAge, 'is not a whole number of seconds >= 0', 'use e.g. 600 (ten minutes); browsers cap it (Chromium at 7200)');
+    }
+    if (maxAge > BROWSER_MAX_AGE) {
+      context.logger.warn(`${source}: CorsOptions.maxAge = ${maxAge} is above what Chromium honours (${BROWSER_MAX_AGE} s; Firefox: 86400 s); browsers will cache preflights for less.`);
+    }
+  }
+
+  const status = options.optionsSuccessStatus;
+  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 299)) {
+    throw new CorsOptionsError(source, 'optionsSuccessStatus', status, 'is not a success status (200-299)', 'use 204 (the default), or 200 for clients that mishandle 204');
+  }
+
+  return Object.freeze({
+    origin,
+    allowMethods: joinNames(allowedMethods),
+    reflectRequestHeaders: allowedHeaders === undefined,
+    allowHeaders: joinNames(allowedHeaders),
+    exposeHeaders: joinNames(exposedHeaders),
+    allowCredentials,
+    maxAge: maxAge === undefined ? undefined : String(maxAge),
+    allowPrivateNetwork: checkBoolean(options.allowPrivateNetwork, 'allowPrivateNetwork', source),
+    preflightContinue: checkBoolean(options.preflightContinue, 'preflightContinue', source),
+    optionsSuccessStatus: status ?? 204,
+  });
+}
+
+function checkBoolean(value: unknown, field: string, source: string): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new CorsOptionsError(source, field, value, 'is not a boolean', `use true or false`);
+  return value;
+}
+
+/** `'*'` or an array of tokens; returns a copy (the caller's array is never kept or mutated). */
+function checkNames(value: unknown, field: string, source: string): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  if (value === '*') return ['*'];
+  if (!Array.isArray(value)) {
+    throw new CorsOptionsError(source, field, value, "is neither '*' nor an array of names", `use an array, e.g. ${field === 'allowedMethods' ? "['GET', 'POST']" : "['X-Request-Id']"}`);
+  }
+  value.forEach((name: unknown, index) => {
+    if (typeof name !== 'string' || !isToken(name)) {
+      throw new CorsOptionsError(source, `${field}[${index}]`, name, 'is not an HTTP token (RFC 9110: letters, digits and !#$%&\'*+-.^_`|~, no spaces or commas)', `write one name per array element, e.g. ${describeValue(field === 'allowedMethods' ? 'PATCH' : 'X-Request-Id')}`);
+    }
+    if (name === '*' && value.length > 1) {
+      throw new CorsOptionsError(source, `${field}[${index}]`, name, "in a list means nothing: '*' alone already stands for every name", `use ${field}: '*' alone, or list the names`);
+    }
+  });
+  return [...new Set<string>(value)];
+}
+
+function joinNames(names: readonly string[] | undefined): string | undefined {
+  return names === undefined || names.length === 0 ? undefined : names.join(', ');
+}

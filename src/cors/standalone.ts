@@ -1,0 +1,20 @@
+/**
+ * `@lib/cors/standalone`: the CORS engine as a `(req, res, next)` middleware for `node:http`
+ * and Connect/Express-style servers. Loads nothing of the dependency-injection host.
+ */
+import { CorsEngine, type CorsEngineSettings } from './engine.js';
+import type { CorsOptions } from './options.js';
+
+export { CorsEngine, type CorsEngineSettings, type MirrorableRouter, type Next } from './engine.js';
+export { CorsOptionsError } from './errors.js';
+export { CorsOptions, type CorsLogger, type OriginFunction, type OriginListEntry, type OriginOption } from './options.js';
+export type { PathMatching } from './route-tree.js';
+export { GLOBAL_METHODS } from './path-table.js';
+
+/**
+ * Validates `options` (throwing `CorsOptionsError` on a bad one) and returns the middleware.
+ * Register routes with `route()` or `mirror()` before serving; with none, every path is covered.
+ */
+export function createCors(options?: CorsOptions, settings?: CorsEngineSettings): CorsEngine {
+  return new CorsEngine(options, settings);
+}
