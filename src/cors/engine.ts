@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import type Router from 'find-my-way';
+
 import { CorsOptionsError } from './errors.js';
 import { mergeCorsOptions, type CorsLogger, type CorsOptions } from './options.js';
 import type { PathTable } from './path-table.js';
@@ -18,10 +20,15 @@ export interface CorsEngineSettings {
   source?: string;
 }
 
-/** The part of a find-my-way router that `mirror()` reads. */
+/**
+ * The part of a find-my-way router that `mirror()` reads. find-my-way's own typings omit
+ * `routes`, so a router instance is accepted as it is and checked at run time.
+ */
 export interface MirrorableRouter extends PathMatching {
   readonly routes: readonly { readonly method: string; readonly path: string }[];
 }
+
+export type FindMyWayRouter = Router.Instance<Router.HTTPVersion.V1> | Router.Instance<Router.HTTPVersion.V2> | MirrorableRouter;
 
 /**
  * Classifies each request on a covered path (DESIGN section 3) and answers OPTIONS and
@@ -63,8 +70,9 @@ export class CorsEngine {
    * Covers every route a find-my-way router has now (call it once the application's routes
    * are registered), matching paths with that router's own settings.
    */
-  mirror(router: MirrorableRouter, options?: CorsOptions): this {
+  mirror(instance: FindMyWayRouter, options?: CorsOptions): this {
     this.#assertOpen('mirror()');
+    const router = instance as Partial<MirrorableRouter> | null;
     if (router === null || typeof router !== 'object' || !Array.isArray(router.routes)) {
       throw new CorsOptionsError(this.#source, '(mirror)', router, 'is not a find-my-way router', 'pass the router returned by FindMyWay()');
     }

@@ -110,7 +110,7 @@ function serializedOriginMistake(value: string): { problem: string; fix: string 
     url = undefined;
   }
   if (url === undefined || !value.includes('://')) {
-    return { problem: 'is not an origin (no scheme)', fix: `write scheme and host, e.g. "https://${value.replace(/^[a-z]*:?\/*/i, '')}"` };
+    return { problem: 'is not an origin (no scheme)', fix: `write scheme and host, e.g. "https://${value.replace(/^\/+/, '')}"` };
   }
   if (url.origin === 'null') {
     // Non-special schemes (chrome-extension://id) have an opaque origin in the URL parser, yet

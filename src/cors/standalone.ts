@@ -5,7 +5,7 @@
 import { CorsEngine, type CorsEngineSettings } from './engine.js';
 import type { CorsOptions } from './options.js';
 
-export { CorsEngine, type CorsEngineSettings, type MirrorableRouter, type Next } from './engine.js';
+export { CorsEngine, type CorsEngineSettings, type FindMyWayRouter, type MirrorableRouter, type Next } from './engine.js';
 export { CorsOptionsError } from './errors.js';
 export { CorsOptions, type CorsLogger, type OriginFunction, type OriginListEntry, type OriginOption } from './options.js';
 export type { PathMatching } from './route-tree.js';

@@ -1,0 +1,193 @@
+/** The standalone middleware's own surface: routes, merging, mirroring, global mode, options that change the answers. */
+import t from 'tap';
+import Router from 'find-my-way';
+
+import { createCors, CorsOptionsError, GLOBAL_METHODS } from '@lib/cors/standalone';
+import * as main from '@lib/cors';
+
+import { captureLogger, corsHeadersOf, echoApp, serve } from '../helpers/http.js';
+
+t.test('the package root exports the standalone API', async (t) => {
+  t.equal(main.createCors, createCors);
+});
+
+t.test('handle is already bound: it works detached, as Connect/Express middleware is called', async (t) => {
+  const { handle } = createCors({ origin: 'https://a.test' }).route('GET', '/');
+  const server = await serve((req, res) => handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  const answer = await server.send('GET', '/', { Origin: 'https://a.test' });
+  t.equal(answer.headers['access-control-allow-origin'], 'https://a.test');
+  t.equal(answer.body, 'app saw GET /');
+});
+
+t.test('with no route, every path is covered like a global CORS middleware', async (t) => {
+  const cors = createCors({ origin: ['https://a.test', 'https://b.test'] });
+  const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  const options = await server.send('OPTIONS', '/anything/at/all');
+  t.same(corsHeadersOf(options), { allow: `${GLOBAL_METHODS.join(', ')}, OPTIONS`, vary: 'Origin' });
+  const preflight = await server.send('OPTIONS', '/x?y=1', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'PATCH' });
+  t.same(corsHeadersOf(preflight), {
+    'access-control-allow-origin': 'https://a.test',
+    'access-control-allow-methods': 'GET, HEAD, PUT, PATCH, POST, DELETE, OPTIONS',
+    vary: 'Origin, Access-Control-Request-Headers',
+  });
+  const actual = await server.send('DELETE', '/y', { Origin: 'https://b.test' });
+  t.equal(actual.body, 'app saw DELETE /y');
+  t.equal(actual.headers['access-control-allow-origin'], 'https://b.test');
+});
+
+t.test('allowedMethods replaces the path methods in the preflight, not in Allow', async (t) => {
+  const cors = createCors({ allowedMethods: ['GET', 'PUT'] }).route('GET', '/a');
+  const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  const preflight = await server.send('OPTIONS', '/a', { Origin: 'https://x.test', 'Access-Control-Request-Method': 'PUT' });
+  t.equal(preflight.headers['access-control-allow-methods'], 'GET, PUT');
+  const options = await server.send('OPTIONS', '/a');
+  t.equal(options.headers.allow, 'GET, HEAD, OPTIONS');
+});
+
+t.test('route options merge field by field over the middleware options', async (t) => {
+  const cors = createCors({ origin: ['https://a.test', 'https://b.test'], maxAge: 60 })
+    .route('GET', '/plain')
+    .route(['GET', 'POST'], '/special', { exposedHeaders: ['X-Total'], allowedHeaders: ['X-Api-Key'] })
+    .route('PUT', '/special', { exposedHeaders: ['X-Total'], allowedHeaders: ['X-Api-Key'] })
+    .route('GET', '/closed', { origin: false });
+  const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  const preflight = { Origin: 'https://a.test', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'x-foo' };
+  t.same(corsHeadersOf(await server.send('OPTIONS', '/special', preflight)), {
+    'access-control-allow-origin': 'https://a.test',
+    'access-control-allow-methods': 'GET, HEAD, POST, PUT, OPTIONS',
+    'access-control-allow-headers': 'X-Api-Key',
+    'access-control-max-age': '60',
+    vary: 'Origin',
+  });
+  t.same(corsHeadersOf(await server.send('OPTIONS', '/plain', preflight)), {
+    'access-control-allow-origin': 'https://a.test',
+    'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+    'access-control-allow-headers': 'x-foo',
+    'access-control-max-age': '60',
+    vary: 'Origin, Access-Control-Request-Headers',
+  });
+  t.same(corsHeadersOf(await server.send('GET', '/closed', { Origin: 'https://a.test' })), {});
+  t.equal((await server.send('GET', '/special', { Origin: 'https://b.test' })).headers['access-control-expose-headers'], 'X-Total');
+});
+
+t.test('two registrations of one path with different options are refused, naming both', async (t) => {
+  const cors = createCors().route('GET', '/items', { maxAge: 10 });
+  t.throws(() => cors.route('POST', '/items', { maxAge: 20 }), {
+    name: 'CorsOptionsError',
+    message: /^route POST \/items: CorsOptions\.\(route options\) = "\/items" differ from those route GET \/items gave the same path.*Fix: give every route of "\/items" the same CORS options/,
+  });
+  t.doesNotThrow(() => cors.route('PUT', '/items', { maxAge: 10 }), 'equal options are no conflict');
+});
+
+t.test('two spellings of one route are refused by the tree', async (t) => {
+  const cors = createCors().route('GET', '/users/:id');
+  t.throws(() => cors.route('POST', '/users/:userId'), { name: 'CorsOptionsError', message: /"\/users\/:userId" is refused by the route tree/ });
+  t.throws(() => cors.route('GET', 'users'), CorsOptionsError);
+  t.throws(() => cors.route('GET BAD', '/x'), { message: /CorsOptions\.\(method\) = "GET BAD" is not an HTTP method/ });
+});
+
+t.test('routes cannot be added once requests are served', async (t) => {
+  const cors = createCors().route('GET', '/');
+  const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  await server.send('GET', '/');
+  t.throws(() => cors.route('GET', '/late'), { message: /route\(\) after the first request/ });
+  t.throws(() => cors.mirror(Router()), { message: /mirror\(\) after the first request/ });
+});
+
+t.test('mirror() covers a find-my-way router with its path matching', async (t) => {
+  const router = Router({ ignoreTrailingSlash: true });
+  router.on('GET', '/users', (_req, res) => res.end('users'));
+  router.on(['GET', 'DELETE'], '/users/:id', (_req, res) => res.end('user'));
+  router.on('OPTIONS', '/own', (_req, res) => res.end('own options'));
+  const cors = createCors({ origin: 'https://a.test' }).mirror(router);
+  const server = await serve((req, res) => cors.handle(req, res, () => router.lookup(req, res)));
+  t.teardown(server.close);
+  t.equal((await server.send('OPTIONS', '/users/')).headers.allow, 'GET, HEAD, OPTIONS');
+  t.equal((await server.send('OPTIONS', '/users/9')).headers.allow, 'GET, HEAD, DELETE, OPTIONS');
+  const actual = await server.send('DELETE', '/users/9', { Origin: 'https://a.test' });
+  t.equal(actual.body, 'user');
+  t.equal(actual.headers['access-control-allow-origin'], 'https://a.test');
+  // The application's own OPTIONS route answers plain OPTIONS; preflights are still ours.
+  const own = await server.send('OPTIONS', '/own', { Origin: 'https://a.test' });
+  t.equal(own.body, 'own options');
+  t.equal(own.headers['access-control-allow-origin'], 'https://a.test');
+  t.equal((await server.send('OPTIONS', '/own', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'OPTIONS' })).status, 204);
+  t.throws(() => createCors().mirror({} as never), { message: /\(mirror\) = \{ {2}\} is not a find-my-way router/ });
+  t.throws(() => createCors().route('GET', '/a').mirror(Router({ caseSensitive: false })), { message: /differs from the .* the routes already registered use/ });
+});
+
+t.test('preflightContinue hands the preflight on with its headers set', async (t) => {
+  const cors = createCors({ origin: 'https://a.test', preflightContinue: true }).route('GET', '/');
+  const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  const answer = await server.send('OPTIONS', '/', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'GET' });
+  t.equal(answer.body, 'app saw OPTIONS /');
+  t.equal(answer.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS');
+});
+
+t.test('optionsSuccessStatus sets the status of answered preflights only', async (t) => {
+  const cors = createCors({ optionsSuccessStatus: 200 }).route('GET', '/');
+  const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  const preflight = await server.send('OPTIONS', '/', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'GET' });
+  t.equal(preflight.status, 200);
+  t.equal(preflight.headers['content-length'], '0');
+  t.equal((await server.send('OPTIONS', '/')).status, 204);
+});
+
+t.test('private network access is granted only when allowed and asked for', async (t) => {
+  const ask = { Origin: 'https://a.test', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Private-Network': 'true' };
+  const open = createCors({ allowPrivateNetwork: true, allowedHeaders: ['X-A'] }).route('GET', '/');
+  const closed = createCors().route('GET', '/');
+  const server = await serve((req, res) => (req.headers.host?.startsWith('localhost') ? closed : open).handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  const granted = await server.send('OPTIONS', '/', ask);
+  t.equal(granted.headers['access-control-allow-private-network'], 'true');
+  t.equal(granted.headers.vary, 'Access-Control-Request-Private-Network');
+  const notAsked = await server.send('OPTIONS', '/', { ...ask, 'Access-Control-Request-Private-Network': 'false' });
+  t.notOk('access-control-allow-private-network' in notAsked.headers);
+  const refused = await server.send('OPTIONS', '/', { ...ask, Host: 'localhost' });
+  t.notOk('access-control-allow-private-network' in refused.headers);
+});
+
+t.test("a failing origin function denies, logs once, and never answers 500", async (t) => {
+  const { logger, errors } = captureLogger();
+  const throwing = createCors({ origin: () => { throw new Error('db down'); } }, { logger }).route('GET', '/throws');
+  const rejecting = createCors({ origin: async () => Promise.reject(new Error('timeout')) }, { logger }).route('GET', '/rejects');
+  const vague = createCors({ origin: (() => 'yes') as never }, { logger }).route('GET', '/vague');
+  const vagueAsync = createCors({ origin: (async () => 1) as never }, { logger }).route('GET', '/vague-async');
+  const byPath: Record<string, ReturnType<typeof createCors>> = { '/throws': throwing, '/rejects': rejecting, '/vague': vague, '/vague-async': vagueAsync };
+  const server = await serve((req, res) => byPath[req.url ?? '']!.handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  for (const path of Object.keys(byPath)) {
+    for (let i = 0; i < 2; i++) {
+      const actual = await server.send('GET', path, { Origin: 'https://a.test' });
+      t.equal(actual.status, 200, `${path} reaches the handler`);
+      t.notOk('access-control-allow-origin' in actual.headers, `${path} is denied`);
+      const preflight = await server.send('OPTIONS', path, { Origin: 'https://a.test', 'Access-Control-Request-Method': 'GET' });
+      t.equal(preflight.status, 204);
+      t.same(corsHeadersOf(preflight), { vary: 'Origin, Access-Control-Request-Headers' });
+    }
+  }
+  t.equal(errors.length, 4, 'one line per function');
+  t.match(errors[0], /origin function \[function origin\] threw Error: db down; the request was denied/);
+  t.match(errors[1], /rejected with Error: timeout/);
+  t.match(errors[2], /returned "yes", not a boolean/);
+  t.match(errors[3], /resolved to 1, not a boolean/);
+});
+
+t.test('the origin function sees the request and only well-formed origins', async (t) => {
+  const seen: string[] = [];
+  const cors = createCors({ origin: (origin, req) => { seen.push(`${origin} ${req.url}`); return true; } }).route('GET', '/');
+  const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  await server.send('GET', '/', { Origin: 'https://a.test' });
+  await server.send('GET', '/', { Origin: 'null' });
+  await server.send('GET', '/', { Origin: 'HTTPS://A.TEST' });
+  t.same(seen, ['https://a.test /']);
+});

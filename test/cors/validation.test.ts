@@ -1,0 +1,122 @@
+/**
+ * Bad options fail at start-up with one error type whose message names the field, the value
+ * and the fix; doubtful ones warn once. One case per rejected form.
+ */
+import t from 'tap';
+
+import { createCors, CorsOptionsError, type CorsOptions } from '@lib/cors/standalone';
+
+import { captureLogger, deepFreeze } from '../helpers/http.js';
+
+const rejected: [string, unknown, RegExp][] = [
+  ['an origin without a scheme', { origin: 'example.com' }, /CorsOptions\.origin = "example\.com" is not an origin \(no scheme\)\. Fix: write scheme and host, e\.g\. "https:\/\/example\.com"/],
+  ['a host and port without a scheme', { origin: 'localhost:3000' }, /origin = "localhost:3000" is not an origin \(no scheme\)/],
+  ['an origin with a path', { origin: 'https://example.com/app' }, /origin = "https:\/\/example\.com\/app" is not a serialized origin.*Fix: write it as "https:\/\/example\.com"/],
+  ['an origin with a trailing slash', { origin: 'https://example.com/' }, /Fix: write it as "https:\/\/example\.com"/],
+  ['an origin in upper case', { origin: 'https://EXAMPLE.com' }, /origin = "https:\/\/EXAMPLE\.com" is not a serialized origin.*write it as "https:\/\/example\.com"/],
+  ['an origin with its default port', { origin: ['https://a.test', 'https://example.com:443'] }, /origin\[1\] = "https:\/\/example\.com:443" .*write it as "https:\/\/example\.com"/],
+  ['an origin with a query', { origin: 'http://a.test?x=1' }, /write it as "http:\/\/a\.test"/],
+  ['a non-special scheme with a path', { origin: 'chrome-extension://abc/page' }, /is not an origin browsers send/],
+  ['an empty origin list', { origin: [] }, /origin = \[\] allows no origin at all\. Fix: list at least one origin, or use `false`/],
+  ["'*' inside a list", { origin: ['https://a.test', '*'] }, /origin\[1\] = "\*" in a list means nothing/],
+  ['true inside a list', { origin: ['https://a.test', true] }, /origin\[1\] = true is not allowed in an origin list/],
+  ['a number as origin', { origin: 42 }, /origin = 42 is not a valid origin policy/],
+  ['a wildcard glued to a label', { origin: 'https://*example.com' }, /"https:\/\/\*example\.com" puts "\*" somewhere other than the whole first label\. Fix: write the wildcard as the whole first label/],
+  ['a wildcard pattern without a scheme', { origin: '*.example.com' }, /"\*\.example\.com" has no scheme/],
+  ['a pattern with two wildcards', { origin: 'https://*.*.example.com' }, /has more than one "\*"/],
+  ['a wildcard in the middle', { origin: 'https://api.*.example.com' }, /puts "\*" somewhere other than the whole first label/],
+  ['a wildcard over a top-level domain', { origin: 'https://*.com' }, /would match every sub-domain of a top-level domain/],
+  ['a wildcard pattern with a path', { origin: 'https://*.example.com/' }, /does not give a serialized origin/],
+  ['a RegExp with the g flag', { origin: /^https:\/\/a\.test$/g }, /has the g or y flag.*Fix: drop the flag: \/\^https:\\\/\\\/a\\\.test\$\/$/],
+  ['a RegExp with the y flag', { origin: [/^https:\/\/a\.test$/iy] }, /origin\[0\] = .* has the g or y flag.*drop the flag: .*\/i$/],
+  ['credentials with the default origin', { allowCredentials: true }, /origin = "\*" together with allowCredentials: true is refused by browsers.*Fix: list the origins/],
+  ["credentials with origin '*'", { origin: '*', allowCredentials: true }, /together with allowCredentials/],
+  ["credentials with allowedHeaders '*'", { origin: 'https://a.test', allowCredentials: true, allowedHeaders: '*' }, /allowedHeaders = "\*" together with allowCredentials: true .*Fix: list the names in allowedHeaders/],
+  ["credentials with exposedHeaders ['*']", { origin: 'https://a.test', allowCredentials: true, exposedHeaders: ['*'] }, /exposedHeaders = "\*" together with allowCredentials/],
+  ["credentials with allowedMethods '*'", { origin: 'https://a.test', allowCredentials: true, allowedMethods: '*' }, /allowedMethods = "\*" together with allowCredentials/],
+  ['a header name with a space', { allowedHeaders: ['X-Ok', 'X Bad'] }, /allowedHeaders\[1\] = "X Bad" is not an HTTP token/],
+  ['header names joined by a comma', { exposedHeaders: ['X-A, X-B'] }, /exposedHeaders\[0\] = "X-A, X-B" is not an HTTP token.*one name per array element/],
+  ['a method with a slash', { allowedMethods: ['GET', 'PO/ST'] }, /allowedMethods\[1\] = "PO\/ST" is not an HTTP token/],
+  ['a comma-joined string instead of an array', { allowedMethods: 'GET,POST' }, /allowedMethods = "GET,POST" is neither '\*' nor an array of names\. Fix: use an array, e\.g\. \['GET', 'POST'\]/],
+  ["'*' among names", { allowedHeaders: ['*', 'X-A'] }, /allowedHeaders\[0\] = "\*" in a list means nothing/],
+  ['an empty method list', { allowedMethods: [] }, /allowedMethods = \[\] grants no method/],
+  ['a negative maxAge', { maxAge: -1 }, /maxAge = -1 is not a whole number of seconds >= 0\. Fix: use e\.g\. 600/],
+  ['a fractional maxAge', { maxAge: 1.5 }, /maxAge = 1\.5 is not a whole number/],
+  ['maxAge as a string', { maxAge: '600' }, /maxAge = "600" is not a whole number/],
+  ['a status outside 200-299', { optionsSuccessStatus: 302 }, /optionsSuccessStatus = 302 is not a success status \(200-299\)/],
+  ['a non-boolean allowCredentials', { allowCredentials: 'yes' }, /allowCredentials = "yes" is not a boolean/],
+  ['a misspelled field', { orgin: 'https://a.test' }, /CorsOptions\.orgin = "https:\/\/a\.test" is not a CORS option\. Fix: use one of origin, allowedMethods/],
+  ['options that are not an object', 'https://a.test', /CorsOptions\.\(options\) = "https:\/\/a\.test" is not an object/],
+];
+
+for (const [title, options, message] of rejected) {
+  t.test(`refuses ${title}`, async (t) => {
+    const { logger } = captureLogger();
+    const error = catchError(() => createCors(deepFreeze(options) as CorsOptions, { logger }));
+    t.type(error, CorsOptionsError);
+    t.match((error as Error).message, /^createCors\(\): /);
+    t.match((error as Error).message, message);
+  });
+}
+
+const accepted: [string, CorsOptions][] = [
+  ['a port that is not the default', { origin: 'https://example.com:8443' }],
+  ['an IPv6 origin', { origin: 'http://[::1]:3000' }],
+  ['an extension origin', { origin: ['chrome-extension://abcdefghijklmnop'] }],
+  ["'null' listed explicitly", { origin: ['null', 'https://a.test'] }],
+  ['a pattern with a port', { origin: 'https://*.example.com:8443' }],
+  ['maxAge 0 (no caching)', { maxAge: 0 }],
+  ['an empty header list (no custom headers)', { allowedHeaders: [] }],
+];
+for (const [title, options] of accepted) {
+  t.test(`accepts ${title}`, async (t) => {
+    const { logger, warnings } = captureLogger();
+    t.doesNotThrow(() => createCors(deepFreeze(options), { logger }));
+    t.same(warnings, []);
+  });
+}
+
+const warned: [string, CorsOptions, RegExp][] = [
+  ['an unanchored RegExp', { origin: /example\.com$/ }, /CorsOptions\.origin = \/example\\\.com\$\/ is not anchored with \^ and \$.*https:\/\/evilexample\.com.*Anchor it/],
+  ['reflection with credentials', { origin: true, allowCredentials: true }, /origin = true with allowCredentials: true lets every web site read your users' data.*List the trusted origins/],
+  ['maxAge beyond what browsers honour', { maxAge: 86400 }, /maxAge = 86400 is above what Chromium honours \(7200 s/],
+];
+for (const [title, options, message] of warned) {
+  t.test(`warns once about ${title}`, async (t) => {
+    const { logger, warnings } = captureLogger();
+    createCors(options, { logger }).route('GET', '/a').route('GET', '/b');
+    t.equal(warnings.length, 1);
+    t.match(warnings[0], message);
+  });
+}
+
+t.test('route options are validated where they are given, naming the route', async (t) => {
+  const cors = createCors({ origin: 'https://a.test' });
+  const error = catchError(() => cors.route('GET', '/users', { maxAge: -5 }));
+  t.type(error, CorsOptionsError);
+  t.match((error as Error).message, /^route GET \/users: CorsOptions\.maxAge = -5/);
+  // Merged over the middleware's options: credentials meet the inherited '*'.
+  t.match(catchError(() => createCors().route('GET', '/x', { allowCredentials: true })), { message: /^route GET \/x: CorsOptions\.origin = "\*" together with allowCredentials/ });
+});
+
+t.test('a custom source names where the options came from', async (t) => {
+  t.match(catchError(() => createCors({ maxAge: -1 }, { source: 'module AppModule' })), { message: /^module AppModule: CorsOptions\.maxAge/ });
+});
+
+t.test('the options object is never mutated, and later changes to it change nothing', async (t) => {
+  const methods = ['GET', 'POST'];
+  const options = { origin: ['https://a.test'], allowedMethods: methods };
+  const cors = createCors(deepFreeze(options));
+  t.ok(Object.isFrozen(options.origin));
+  cors.route('PUT', '/x', deepFreeze({ exposedHeaders: ['X-A'] }));
+  t.same(options, { origin: ['https://a.test'], allowedMethods: ['GET', 'POST'] });
+});
+
+function catchError(action: () => unknown): unknown {
+  try {
+    action();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
