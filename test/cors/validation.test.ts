@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 
-import { createCors, CorsOptionsError, type CorsOptions } from '@lib/cors/standalone';
+import { createCors, CorsOptions, CorsOptionsError } from '@lib/cors/standalone';
 
 import { captureLogger, deepFreeze } from '../helpers/http.js';
 
@@ -120,3 +120,8 @@ function catchError(action: () => unknown): unknown {
   }
   return undefined;
 }
+
+t.test('a CorsOptions instance is accepted as options (it is also the DI token)', async (t) => {
+  const options = Object.assign(new CorsOptions(), { origin: 'https://a.test', maxAge: 5 });
+  t.doesNotThrow(() => createCors(options).route('GET', '/', new CorsOptions()));
+});

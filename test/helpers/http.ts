@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type ServerOptions, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Answer {
@@ -18,8 +18,8 @@ export interface TestServer {
 }
 
 /** Listens on 127.0.0.1 with an ephemeral port. */
-export async function serve(listener: RequestListener): Promise<TestServer> {
-  const server = createServer(listener);
+export async function serve(listener: RequestListener, options: ServerOptions = {}): Promise<TestServer> {
+  const server = createServer(options, listener);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
