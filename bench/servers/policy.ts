@@ -1,0 +1,17 @@
+/** The one policy and route set every benchmarked server is configured with. */
+export const ALLOWED_ORIGIN = 'https://app.example.com';
+export const MAX_AGE = 600;
+export const ROUTES: readonly [method: string, path: string][] = [
+  ['GET', '/users'],
+  ['POST', '/users'],
+  ['GET', '/users/:id'],
+  ['PUT', '/users/:id'],
+  ['GET', '/posts'],
+  ['GET', '/posts/:id/comments'],
+];
+export const BODY = JSON.stringify({ id: 1, name: 'Ada' });
+
+/** Tells the parent process which port the server listens on. */
+export function announce(port: number): void {
+  process.send?.({ port });
+}
