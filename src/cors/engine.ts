@@ -3,9 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Router from 'find-my-way';
 
 import { CorsOptionsError } from './errors.js';
-import { mergeCorsOptions, type CorsLogger, type CorsOptions } from './options.js';
+import { mergeCorsOptions, sameOptions, type CorsLogger, type CorsOptions } from './options.js';
 import type { PathTable } from './path-table.js';
-import { compilePolicy, type CorsPolicy } from './policy.js';
+import { checkOptionsObject, compilePolicy, type CorsPolicy } from './policy.js';
 import { endEmpty, setActualHeaders, setAlwaysOnHeaders, setPreflightHeaders } from './responses.js';
 import { RouteTree, type PathLookup, type PathMatching } from './route-tree.js';
 
@@ -41,16 +41,18 @@ export class CorsEngine {
   readonly #options: CorsOptions;
   readonly #policy: CorsPolicy;
   readonly #tree: RouteTree;
-  /** Compiled route-level policies by the options object they came from. */
-  readonly #routePolicies = new WeakMap<CorsOptions, CorsPolicy>();
+  /** Route-level policies already compiled, by the merged options they came from: each distinct set is validated (and warned about) once. */
+  readonly #routePolicies: { options: CorsOptions; policy: CorsPolicy }[] = [];
   #sealed = false;
 
   constructor(options: CorsOptions = {}, settings: CorsEngineSettings = {}) {
     this.#logger = settings.logger ?? console;
     this.#source = settings.source ?? 'createCors()';
     this.#tree = new RouteTree(settings.matching);
-    this.#options = options;
-    this.#policy = compilePolicy(options, { source: this.#source, logger: this.#logger });
+    checkOptionsObject(options, this.#source);
+    // A copy: changing the caller's object later must not change routes registered later.
+    this.#options = mergeCorsOptions(options, undefined);
+    this.#policy = compilePolicy(this.#options, { source: this.#source, logger: this.#logger });
   }
 
   /**
@@ -61,8 +63,13 @@ export class CorsEngine {
     this.#assertOpen('route()');
     const list = typeof methods === 'string' ? [methods] : methods;
     const label = source ?? `route ${list.join(',')} ${path}`;
-    const merged = mergeCorsOptions(this.#options, options);
-    this.#tree.add(list, path, merged, this.#routePolicy(options, merged, label), label);
+    if (options === undefined) {
+      this.#tree.add(list, path, this.#options, this.#policy, label);
+    } else {
+      checkOptionsObject(options, label);
+      const merged = mergeCorsOptions(this.#options, options);
+      this.#tree.add(list, path, merged, this.#routePolicy(merged, label), label);
+    }
     return this;
   }
 
@@ -75,6 +82,10 @@ export class CorsEngine {
     const router = instance as Partial<MirrorableRouter> | null;
     if (router === null || typeof router !== 'object' || !Array.isArray(router.routes)) {
       throw new CorsOptionsError(this.#source, '(mirror)', router, 'is not a find-my-way router', 'pass the router returned by FindMyWay()');
+    }
+    if (router.routes.length === 0) {
+      // Mirroring too early would silently leave no route, and so cover every path.
+      throw new CorsOptionsError(this.#source, '(mirror)', router, 'has no routes yet', 'call mirror() after the application has registered its routes');
     }
     this.#tree.adoptMatching(router, 'mirror()');
     for (const { method, path } of router.routes) this.route(method, path, options, `mirror() of ${method} ${path}`);
@@ -91,7 +102,7 @@ export class CorsEngine {
         return this.#decide(table, origin, req, res, next, answerPreflight);
       }
       setAlwaysOnHeaders(table, res);
-      if (origin === undefined) return answerOptions(table, req, res, next, undefined);
+      if (origin === undefined) return answerOptions(table, req, res, undefined) ? next() : undefined;
       return this.#decide(table, origin, req, res, next, answerOptions);
     }
     setAlwaysOnHeaders(table, res);
@@ -116,13 +127,11 @@ export class CorsEngine {
     }
   }
 
-  #routePolicy(options: CorsOptions | undefined, merged: CorsOptions, source: string): CorsPolicy {
-    if (options === undefined) return this.#policy;
-    let policy = this.#routePolicies.get(options);
-    if (policy === undefined) {
-      policy = compilePolicy(merged, { source, logger: this.#logger });
-      this.#routePolicies.set(options, policy);
-    }
+  #routePolicy(merged: CorsOptions, source: string): CorsPolicy {
+    const known = this.#routePolicies.find((entry) => sameOptions(entry.options, merged));
+    if (known !== undefined) return known.policy;
+    const policy = compilePolicy(merged, { source, logger: this.#logger });
+    this.#routePolicies.push({ options: merged, policy });
     return policy;
   }
 
@@ -146,35 +155,49 @@ export class CorsEngine {
       case 'dynamic':
         allowed = matcher.allows(origin, req);
     }
-    if (allowed === true || allowed === false) return then(table, req, res, next, allowed ? origin : undefined);
-    allowed
-      .then((answer) => then(table, req, res, next, answer ? origin : undefined))
-      .catch((error: unknown) => {
-        this.#logger.error(`${this.#source}: answering ${req.method} ${req.url} failed after the origin function settled: ${String(error)}`);
+    if (allowed === true || allowed === false) {
+      if (then(table, req, res, allowed ? origin : undefined)) next();
+      return;
+    }
+    void allowed.then((answer) => {
+      let goOn: boolean;
+      try {
+        goOn = then(table, req, res, answer ? origin : undefined);
+      } catch (error) {
+        // Only a response already closed under us can throw here; never leave the client hanging.
+        this.#logger.error(`${this.#source}: answering ${req.method} ${req.url} failed: ${String(error)}`);
         if (!res.headersSent) endEmpty(res, 500);
-      });
+        return;
+      }
+      // Outside the try: the application's own errors are not ours to swallow, they surface as
+      // they would from a synchronous call.
+      if (goOn) next();
+    });
   }
 }
 
-type Continuation = (table: PathTable, req: IncomingMessage, res: ServerResponse, next: Next, allowedOrigin: string | undefined) => void;
+/** Writes the headers of one request kind; `true` means "go on to the application". */
+type Continuation = (table: PathTable, req: IncomingMessage, res: ServerResponse, allowedOrigin: string | undefined) => boolean;
 
 /** Row 4: a preflight, answered here unless `preflightContinue`. */
-const answerPreflight: Continuation = (table, req, res, next, allowedOrigin) => {
+const answerPreflight: Continuation = (table, req, res, allowedOrigin) => {
   setPreflightHeaders(table, req, res, allowedOrigin);
-  if (table.policy.preflightContinue) return next();
+  if (table.policy.preflightContinue) return true;
   endEmpty(res, table.policy.optionsSuccessStatus);
+  return false;
 };
 
 /** Rows 1 and 2: OPTIONS without a preflight; the application's own OPTIONS route wins. */
-const answerOptions: Continuation = (table, _req, res, next, allowedOrigin) => {
+const answerOptions: Continuation = (table, _req, res, allowedOrigin) => {
   if (allowedOrigin !== undefined) setActualHeaders(table, res, allowedOrigin);
-  if (table.explicitOptions) return next();
+  if (table.explicitOptions) return true;
   res.setHeader('Allow', table.allow);
   endEmpty(res, 204);
+  return false;
 };
 
 /** Row 3: an actual CORS request, handed on with its headers set. */
-const continueActual: Continuation = (table, _req, res, next, allowedOrigin) => {
+const continueActual: Continuation = (table, _req, res, allowedOrigin) => {
   if (allowedOrigin !== undefined) setActualHeaders(table, res, allowedOrigin);
-  next();
+  return true;
 };

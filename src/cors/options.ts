@@ -58,14 +58,18 @@ export const CORS_OPTION_FIELDS = [
 ] as const satisfies readonly (keyof CorsOptions)[];
 
 /**
- * Field-by-field merge: a field the override leaves `undefined` keeps the base's value.
- * Neither argument is mutated.
+ * Field-by-field merge: a field the override leaves `undefined` keeps the base's value. Only
+ * known fields are read (unknown ones are refused before, by the policy's validation), and
+ * arrays are copied, so later changes to the caller's objects change nothing here.
  */
 export function mergeCorsOptions(base: CorsOptions, override: CorsOptions | undefined): CorsOptions {
-  if (override === undefined) return base;
-  const merged: Record<string, unknown> = { ...base };
-  for (const [field, value] of Object.entries(override)) {
-    if (value !== undefined) merged[field] = value;
+  const merged: Record<string, unknown> = {};
+  for (const source of [base, override]) {
+    if (source === undefined) continue;
+    for (const field of CORS_OPTION_FIELDS) {
+      const value = source[field];
+      if (value !== undefined) merged[field] = Array.isArray(value) ? [...value] : value;
+    }
   }
   return merged as CorsOptions;
 }

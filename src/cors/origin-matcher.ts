@@ -163,12 +163,35 @@ function checkRegExp(regexp: RegExp, field: string, context: Context): RegExp {
   if (regexp.global || regexp.sticky) {
     throw new CorsOptionsError(context.source, field, regexp, 'has the g or y flag, which makes test() remember lastIndex between requests and skip matches', `drop the flag: /${regexp.source}/${regexp.flags.replace(/[gy]/g, '')}`);
   }
-  if (!regexp.source.startsWith('^') || !regexp.source.endsWith('$')) {
+  if (!isFullyAnchored(regexp.source)) {
     context.logger.warn(
-      `${context.source}: CorsOptions.${field} = ${describeValue(regexp)} is not anchored with ^ and $, so it also matches origins that merely contain it (/example\\.com$/ matches https://evilexample.com). Anchor it, e.g. /^https:\\/\\/(www\\.)?example\\.com$/.`,
+      `${context.source}: CorsOptions.${field} = ${describeValue(regexp)} is not anchored with ^ and $ around the whole pattern, so it also matches origins that merely contain it (/example\\.com$/ matches https://evilexample.com, /^https:\\/\\/a\\.com|https:\\/\\/b\\.com$/ matches https://a.com.evil.net). Anchor it, with alternatives in a group: /^https:\\/\\/(?:a|b)\\.example\\.com$/.`,
     );
   }
   return regexp;
+}
+
+/**
+ * `^` first, an unescaped `$` last, and no alternation outside parentheses: `/^a|b$/` anchors
+ * `a` only at the start and `b` only at the end.
+ */
+function isFullyAnchored(source: string): boolean {
+  if (!source.startsWith('^') || !source.endsWith('$')) return false;
+  let backslashes = 0;
+  for (let i = source.length - 2; i >= 0 && source[i] === '\\'; i--) backslashes++;
+  if (backslashes % 2 === 1) return false;
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === '\\') i++;
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(') depth++;
+    else if (char === ')') depth--;
+    else if (char === '|' && depth === 0) return false;
+  }
+  return true;
 }
 
 /**

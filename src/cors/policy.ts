@@ -34,14 +34,7 @@ export interface PolicyContext {
 /** Validates every field of `options` (never mutating it) and compiles the policy. Throws `CorsOptionsError`. */
 export function compilePolicy(options: CorsOptions, context: PolicyContext): CorsPolicy {
   const { source } = context;
-  if (options === null || typeof options !== 'object') {
-    throw new CorsOptionsError(source, '(options)', options, 'is not an object', 'pass an object such as { origin: "https://app.example.com" }, or nothing for the defaults');
-  }
-  for (const field of Object.keys(options)) {
-    if (!(CORS_OPTION_FIELDS as readonly string[]).includes(field)) {
-      throw new CorsOptionsError(source, field, (options as Record<string, unknown>)[field], 'is not a CORS option', `use one of ${CORS_OPTION_FIELDS.join(', ')}`);
-    }
-  }
+  checkOptionsObject(options, source);
   const allowCredentials = checkBoolean(options.allowCredentials, 'allowCredentials', source);
   const origin = compileOriginMatcher(options.origin, context);
   const allowedHeaders = checkNames(options.allowedHeaders, 'allowedHeaders', source);
@@ -94,6 +87,18 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
     preflightContinue: checkBoolean(options.preflightContinue, 'preflightContinue', source),
     optionsSuccessStatus: status ?? 204,
   });
+}
+
+/** An options object as given by a user: an object with known fields only (typos such as `orgin` are refused). */
+export function checkOptionsObject(options: unknown, source: string): asserts options is CorsOptions {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new CorsOptionsError(source, '(options)', options, 'is not an object', 'pass an object such as { origin: "https://app.example.com" }, or nothing for the defaults');
+  }
+  for (const field of Object.keys(options)) {
+    if (!(CORS_OPTION_FIELDS as readonly string[]).includes(field)) {
+      throw new CorsOptionsError(source, field, (options as Record<string, unknown>)[field], 'is not a CORS option', `use one of ${CORS_OPTION_FIELDS.join(', ')}`);
+    }
+  }
 }
 
 function checkBoolean(value: unknown, field: string, source: string): boolean {

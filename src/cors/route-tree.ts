@@ -15,7 +15,15 @@ export interface PathMatching {
   maxParamLength?: number;
 }
 
-const MATCHING_FIELDS = ['ignoreTrailingSlash', 'ignoreDuplicateSlashes', 'caseSensitive', 'useSemicolonDelimiter', 'maxParamLength'] as const;
+/** find-my-way's defaults, filled in so that settings compare equal however they were given. */
+const DEFAULT_MATCHING: Required<PathMatching> = {
+  ignoreTrailingSlash: false,
+  ignoreDuplicateSlashes: false,
+  caseSensitive: true,
+  useSemicolonDelimiter: false,
+  maxParamLength: 100,
+};
+const MATCHING_FIELDS = Object.keys(DEFAULT_MATCHING) as (keyof PathMatching)[];
 
 interface PathRecord {
   readonly methods: Set<string>;
@@ -24,8 +32,6 @@ interface PathRecord {
   readonly options: CorsOptions;
   /** Who registered the path first, named when a later registration conflicts. */
   readonly source: string;
-  /** The store of the path's node: filled in place when methods are added, frozen at seal. */
-  readonly table: PathTable;
 }
 
 export type PathLookup = (url: string) => PathTable | undefined;
@@ -38,8 +44,9 @@ const unusedHandler = (): void => {};
  * goes into the tree as it is registered, so a path the tree refuses fails at start-up.
  */
 export class RouteTree {
-  readonly #records = new Map<string, PathRecord>();
-  #matching: PathMatching;
+  /** By the table that is the store of the path's node (filled in place as methods are added, frozen at seal). */
+  readonly #records = new Map<PathTable, PathRecord>();
+  #matching: Required<PathMatching>;
   #router: Router.Instance<Router.HTTPVersion.V1> | undefined;
 
   constructor(matching: PathMatching = {}) {
@@ -56,24 +63,29 @@ export class RouteTree {
   }
 
   add(methods: readonly string[], path: string, options: CorsOptions, policy: CorsPolicy, source: string): void {
+    if (methods.length === 0) throw new CorsOptionsError(source, '(methods)', methods, 'names no method', 'give one method or an array of them, e.g. ["GET", "POST"]');
     for (const method of methods) {
       if (typeof method !== 'string' || !isToken(method)) {
         throw new CorsOptionsError(source, '(method)', method, 'is not an HTTP method', 'use a method name such as "GET"');
       }
+      if (method !== method.toUpperCase()) {
+        throw new CorsOptionsError(source, '(method)', method, 'is not in upper case, and methods are case-sensitive', `write ${JSON.stringify(method.toUpperCase())}`);
+      }
     }
-    const existing = this.#records.get(path);
-    if (existing === undefined) {
-      const record = { methods: new Set(methods), policy, options, source, table: buildPathTable(policy, methods) };
+    const found = this.#find(path);
+    if (found === undefined) {
+      const record: PathRecord = { methods: new Set(methods), policy, options, source };
+      const created = buildPathTable(policy, methods);
       try {
         // Every covered path gets its OPTIONS twin: the tree holds exactly those.
-        this.#tree().on('OPTIONS', path, unusedHandler, record.table);
+        this.#tree().on('OPTIONS', path, unusedHandler, created);
       } catch (error) {
-        // find-my-way refuses bad syntax, and a second spelling of one route ('/a/:x' beside '/a/:y').
-        throw new CorsOptionsError(source, '(path)', path, `is refused by the route tree (${(error as Error).message})`, 'start the path with "/", and register every method of a route under one spelling of its path');
+        throw new CorsOptionsError(source, '(path)', path, `is refused by the route tree (${(error as Error).message})`, 'write it in find-my-way syntax, starting with "/", e.g. "/users/:id"');
       }
-      this.#records.set(path, record);
+      this.#records.set(created, record);
       return;
     }
+    const [table, existing] = found;
     if (existing.policy !== policy && !sameOptions(existing.options, options)) {
       throw new CorsOptionsError(
         source,
@@ -84,7 +96,20 @@ export class RouteTree {
       );
     }
     for (const method of methods) existing.methods.add(method);
-    Object.assign(existing.table, buildPathTable(existing.policy, existing.methods));
+    Object.assign(table, buildPathTable(existing.policy, existing.methods));
+  }
+
+  /** An already registered path, under any spelling of it ('/a/:x' and '/a/:y' are one route). */
+  #find(path: string): [PathTable, PathRecord] | undefined {
+    if (this.#router === undefined || typeof path !== 'string') return undefined;
+    // findRoute() takes the path as on() stored it, after on()'s own clean-ups.
+    let stored = path;
+    if (this.#matching.ignoreDuplicateSlashes) stored = stored.replace(/\/\/+/g, '/');
+    if (this.#matching.ignoreTrailingSlash && stored.length > 1 && stored.endsWith('/')) stored = stored.slice(0, -1);
+    const table = this.#router.findRoute('OPTIONS', stored)?.store as PathTable | undefined;
+    if (table === undefined) return undefined;
+    const record = this.#records.get(table);
+    return record === undefined ? undefined : [table, record];
   }
 
   /**
@@ -94,10 +119,12 @@ export class RouteTree {
   seal(globalPolicy: CorsPolicy): PathLookup {
     const router = this.#router;
     if (router === undefined) {
-      const table = Object.freeze(buildPathTable(globalPolicy, GLOBAL_METHODS));
+      // Methods then come from allowedMethods, unless that is '*' or left out.
+      const methods = globalPolicy.allowMethods === undefined || globalPolicy.allowMethods === '*' ? GLOBAL_METHODS : globalPolicy.allowMethods.split(', ');
+      const table = Object.freeze(buildPathTable(globalPolicy, methods));
       return () => table;
     }
-    for (const record of this.#records.values()) Object.freeze(record.table);
+    for (const table of this.#records.keys()) Object.freeze(table);
     router.compile();
     // Hot path: one tree walk; the store is the table.
     return (url) => {
@@ -113,12 +140,12 @@ export class RouteTree {
   }
 }
 
-function pickMatching(matching: PathMatching): PathMatching {
-  const picked: PathMatching = {};
+function pickMatching(matching: PathMatching): Required<PathMatching> {
+  const picked: Record<string, unknown> = { ...DEFAULT_MATCHING };
   for (const field of MATCHING_FIELDS) {
-    if (matching[field] !== undefined) (picked as Record<string, unknown>)[field] = matching[field];
+    if (matching[field] !== undefined) picked[field] = matching[field];
   }
-  return picked;
+  return picked as Required<PathMatching>;
 }
 
 function describeMatching(matching: PathMatching): string {

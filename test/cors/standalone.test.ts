@@ -37,6 +37,14 @@ t.test('with no route, every path is covered like a global CORS middleware', asy
   t.equal(actual.headers['access-control-allow-origin'], 'https://b.test');
 });
 
+t.test('in global mode, Allow and the preflight take their methods from allowedMethods', async (t) => {
+  const cors = createCors({ allowedMethods: ['GET', 'POST'] });
+  const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  t.equal((await server.send('OPTIONS', '/any')).headers.allow, 'GET, HEAD, POST, OPTIONS');
+  t.equal((await server.send('OPTIONS', '/any', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'POST' })).headers['access-control-allow-methods'], 'GET, POST');
+});
+
 t.test('allowedMethods replaces the path methods in the preflight, not in Allow', async (t) => {
   const cors = createCors({ allowedMethods: ['GET', 'PUT'] }).route('GET', '/a');
   const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
@@ -83,9 +91,9 @@ t.test('two registrations of one path with different options are refused, naming
   t.doesNotThrow(() => cors.route('PUT', '/items', { maxAge: 10 }), 'equal options are no conflict');
 });
 
-t.test('two spellings of one route are refused by the tree', async (t) => {
+t.test('what the tree cannot hold is refused at route()', async (t) => {
   const cors = createCors().route('GET', '/users/:id');
-  t.throws(() => cors.route('POST', '/users/:userId'), { name: 'CorsOptionsError', message: /"\/users\/:userId" is refused by the route tree/ });
+  t.throws(() => cors.route('POST', '/files/*/raw'), { name: 'CorsOptionsError', message: /"\/files\/\*\/raw" is refused by the route tree \(Wildcard must be the last character in the route\)/ });
   t.throws(() => cors.route('GET', 'users'), CorsOptionsError);
   t.throws(() => cors.route('GET BAD', '/x'), { message: /CorsOptions\.\(method\) = "GET BAD" is not an HTTP method/ });
 });
@@ -118,7 +126,26 @@ t.test('mirror() covers a find-my-way router with its path matching', async (t) 
   t.equal(own.headers['access-control-allow-origin'], 'https://a.test');
   t.equal((await server.send('OPTIONS', '/own', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'OPTIONS' })).status, 204);
   t.throws(() => createCors().mirror({} as never), { message: /\(mirror\) = \{ {2}\} is not a find-my-way router/ });
-  t.throws(() => createCors().route('GET', '/a').mirror(Router({ caseSensitive: false })), { message: /differs from the .* the routes already registered use/ });
+});
+
+t.test('mirror() refuses what it cannot mirror faithfully', async (t) => {
+  const router = Router({ caseSensitive: false });
+  t.throws(() => createCors().mirror(router), { message: /has no routes yet\. Fix: call mirror\(\) after the application has registered its routes/ });
+  router.on('GET', '/a', () => {});
+  t.throws(() => createCors().route('GET', '/b').mirror(router), { message: /caseSensitive: false.* differs from the .*caseSensitive: true.* the routes already registered use/ });
+  const plain = Router();
+  plain.on('GET', '/a', () => {});
+  t.doesNotThrow(() => createCors().route('GET', '/b').mirror(plain), "a router with find-my-way's defaults matches paths as route() does");
+});
+
+t.test('one route under two spellings of its path is one covered path', async (t) => {
+  const router = Router({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  router.on('GET', '/u/:id', (_req, res) => res.end('get'));
+  router.on('DELETE', '/u/:userId', (_req, res) => res.end('delete'));
+  const cors = createCors().mirror(router).route('PUT', '/u//:key/');
+  const server = await serve((req, res) => cors.handle(req, res, () => router.lookup(req, res)));
+  t.teardown(server.close);
+  t.equal((await server.send('OPTIONS', '/u/1')).headers.allow, 'GET, HEAD, DELETE, PUT, OPTIONS');
 });
 
 t.test('preflightContinue hands the preflight on with its headers set', async (t) => {
@@ -179,6 +206,21 @@ t.test("a failing origin function denies, logs once, and never answers 500", asy
   t.match(errors[1], /rejected with Error: timeout/);
   t.match(errors[2], /returned "yes", not a boolean/);
   t.match(errors[3], /resolved to 1, not a boolean/);
+});
+
+t.test("after an async origin function, the application's own errors are not swallowed", async (t) => {
+  const cors = createCors({ origin: async () => true }).route('GET', '/');
+  const failure = new Error('handler bug');
+  const surfaced = new Promise((resolve) => process.once('unhandledRejection', resolve));
+  const server = await serve((req, res) =>
+    cors.handle(req, res, () => {
+      res.end('sent before the bug');
+      throw failure;
+    }),
+  );
+  t.teardown(server.close);
+  t.equal((await server.send('GET', '/', { Origin: 'https://a.test' })).body, 'sent before the bug');
+  t.equal(await surfaced, failure);
 });
 
 t.test('the origin function sees the request and only well-formed origins', async (t) => {

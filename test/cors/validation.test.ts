@@ -6,7 +6,7 @@ import t from 'tap';
 
 import { createCors, CorsOptions, CorsOptionsError } from '@lib/cors/standalone';
 
-import { captureLogger, deepFreeze } from '../helpers/http.js';
+import { captureLogger, deepFreeze, serve } from '../helpers/http.js';
 
 const rejected: [string, unknown, RegExp][] = [
   ['an origin without a scheme', { origin: 'example.com' }, /CorsOptions\.origin = "example\.com" is not an origin \(no scheme\)\. Fix: write scheme and host, e\.g\. "https:\/\/example\.com"/],
@@ -67,6 +67,9 @@ const accepted: [string, CorsOptions][] = [
   ['a pattern with a port', { origin: 'https://*.example.com:8443' }],
   ['maxAge 0 (no caching)', { maxAge: 0 }],
   ['an empty header list (no custom headers)', { allowedHeaders: [] }],
+  ['a RegExp with grouped alternatives', { origin: /^https:\/\/(?:a|b)\.test$/ }],
+  ['a RegExp with | and ) inside a class', { origin: /^https:\/\/[a|)]\.test$/ }],
+  ['a RegExp ending in an escaped backslash and $', { origin: [/^https:\/\/a\.test\\$/] }],
 ];
 for (const [title, options] of accepted) {
   t.test(`accepts ${title}`, async (t) => {
@@ -78,6 +81,8 @@ for (const [title, options] of accepted) {
 
 const warned: [string, CorsOptions, RegExp][] = [
   ['an unanchored RegExp', { origin: /example\.com$/ }, /CorsOptions\.origin = \/example\\\.com\$\/ is not anchored with \^ and \$.*https:\/\/evilexample\.com.*Anchor it/],
+  ['a RegExp whose alternation escapes the anchors', { origin: /^https:\/\/a\.test|https:\/\/b\.test$/ }, /is not anchored with \^ and \$ around the whole pattern.*with alternatives in a group/],
+  ['a RegExp ending in an escaped $', { origin: /^https:\/\/a\.test\$/ }, /is not anchored/],
   ['reflection with credentials', { origin: true, allowCredentials: true }, /origin = true with allowCredentials: true lets every web site read your users' data.*List the trusted origins/],
   ['maxAge beyond what browsers honour', { maxAge: 86400 }, /maxAge = 86400 is above what Chromium honours \(7200 s/],
 ];
@@ -99,17 +104,42 @@ t.test('route options are validated where they are given, naming the route', asy
   t.match(catchError(() => createCors().route('GET', '/x', { allowCredentials: true })), { message: /^route GET \/x: CorsOptions\.origin = "\*" together with allowCredentials/ });
 });
 
+t.test('route() refuses what is not a route, naming it', async (t) => {
+  const cors = createCors();
+  t.throws(() => cors.route('GET', '/a', null as never), { name: 'CorsOptionsError', message: /^route GET \/a: CorsOptions\.\(options\) = null is not an object/ });
+  t.throws(() => cors.route('GET', '/a', JSON.parse('{"__proto__": {"origin": true}}') as CorsOptions), { message: /CorsOptions\.__proto__ = .* is not a CORS option/ });
+  t.throws(() => cors.route('get', '/a'), { message: /CorsOptions\.\(method\) = "get" is not in upper case.*Fix: write "GET"/ });
+  t.throws(() => cors.route([], '/a'), { message: /CorsOptions\.\(methods\) = \[\] names no method/ });
+});
+
 t.test('a custom source names where the options came from', async (t) => {
   t.match(catchError(() => createCors({ maxAge: -1 }, { source: 'module AppModule' })), { message: /^module AppModule: CorsOptions\.maxAge/ });
 });
 
-t.test('the options object is never mutated, and later changes to it change nothing', async (t) => {
-  const methods = ['GET', 'POST'];
-  const options = { origin: ['https://a.test'], allowedMethods: methods };
-  const cors = createCors(deepFreeze(options));
-  t.ok(Object.isFrozen(options.origin));
+t.test('the options object is never mutated', async (t) => {
+  const options = deepFreeze({ origin: ['https://a.test'], allowedMethods: ['GET', 'POST'] });
+  const cors = createCors(options);
   cors.route('PUT', '/x', deepFreeze({ exposedHeaders: ['X-A'] }));
   t.same(options, { origin: ['https://a.test'], allowedMethods: ['GET', 'POST'] });
+});
+
+t.test('changing the options object after createCors() changes nothing', async (t) => {
+  const origins = ['https://a.test', 'https://b.test'];
+  const options: CorsOptions = { origin: origins };
+  const routeOptions: CorsOptions = { maxAge: 1 };
+  const cors = createCors(options).route('GET', '/first', routeOptions);
+  options.origin = 'https://evil.test';
+  origins.push('https://evil.test');
+  routeOptions.maxAge = 2;
+  cors.route('GET', '/second', { exposedHeaders: ['X-A'] }).route('GET', '/third', routeOptions);
+  const server = await serve((req, res) => cors.handle(req, res, () => res.end()));
+  t.teardown(server.close);
+  for (const path of ['/first', '/second', '/third']) {
+    const answer = await server.send('OPTIONS', path, { Origin: 'https://evil.test', 'Access-Control-Request-Method': 'GET' });
+    t.notOk('access-control-allow-origin' in answer.headers, `${path}: the later change granted nothing`);
+  }
+  const third = await server.send('OPTIONS', '/third', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'GET' });
+  t.equal(third.headers['access-control-max-age'], '2', 'the route options are read when route() is called');
 });
 
 function catchError(action: () => unknown): unknown {

@@ -17,12 +17,16 @@ export async function startExample(t: Test, name: string): Promise<string> {
       await once(child, 'exit');
     }
   });
+  // Read with a listener, never by breaking out of an async iterator: that would destroy the
+  // pipe, and the example's next console.log would die of EPIPE.
   let output = '';
   child.stdout.setEncoding('utf8');
-  for await (const chunk of child.stdout) {
-    output += chunk as string;
-    const url = /listening on (http:\/\/[^\s]+)/.exec(output)?.[1];
-    if (url !== undefined) return url;
-  }
-  throw new Error(`example ${name} exited without listening:\n${output}`);
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: string) => {
+      output += chunk;
+      const url = /listening on (http:\/\/\S+)\n/.exec(output)?.[1];
+      if (url !== undefined) resolve(url);
+    });
+    child.on('exit', () => reject(new Error(`example ${name} exited without listening:\n${output}`)));
+  });
 }
