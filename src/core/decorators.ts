@@ -1,0 +1,68 @@
+import 'reflect-metadata';
+
+import { StartupError } from './errors.js';
+import { isToken, tokenName, type Class, type Token } from './tokens.js';
+
+export interface Dependency {
+  readonly token: Token;
+  readonly optional: boolean;
+}
+
+const INJECTABLE = Symbol('injectable');
+/** What `design:paramtypes` records for interfaces, unions and primitives: nothing to look up. */
+const NOT_INJECTABLE = new Set<unknown>([Object, String, Number, Boolean, Symbol, BigInt, Array, Function, Promise]);
+const INJECT = Symbol('inject');
+const OPTIONAL = Symbol('optional');
+
+/** Marks a class whose constructor parameters are injected (its decorator makes TypeScript emit their types). */
+export function injectable(): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(INJECTABLE, true, target);
+  };
+}
+
+/** Injects `token` into this constructor parameter, in place of its declared type. */
+export function inject(token: Token): ParameterDecorator {
+  return (target, _key, index) => {
+    if (!isToken(token)) {
+      throw new StartupError(`@inject() on parameter ${index} of ${tokenName(target)} got ${String(token)}, not a class or an InjectionToken (often an import cycle: the class is still undefined when the decorator runs).`);
+    }
+    const tokens: Map<number, Token> = Reflect.getOwnMetadata(INJECT, target) ?? new Map();
+    tokens.set(index, token);
+    Reflect.defineMetadata(INJECT, tokens, target);
+  };
+}
+
+/** This constructor parameter receives `undefined` when no provider is found. */
+export function optional(): ParameterDecorator {
+  return (target, _key, index) => {
+    const indexes: Set<number> = Reflect.getOwnMetadata(OPTIONAL, target) ?? new Set();
+    indexes.add(index);
+    Reflect.defineMetadata(OPTIONAL, indexes, target);
+  };
+}
+
+/**
+ * A class's constructor dependencies, from the types TypeScript emitted (`design:paramtypes`)
+ * and `@inject`/`@optional`. Read once, at start-up; never per request.
+ */
+export function readDependencies(cls: Class): Dependency[] {
+  const types: unknown[] = Reflect.getOwnMetadata('design:paramtypes', cls) ?? [];
+  const tokens: Map<number, Token> = Reflect.getOwnMetadata(INJECT, cls) ?? new Map();
+  const optionals: Set<number> = Reflect.getOwnMetadata(OPTIONAL, cls) ?? new Set();
+  if (types.length === 0 && cls.length > 0 && tokens.size === 0) {
+    throw new StartupError(`${tokenName(cls)} takes constructor parameters but has no decorator, so their types are unknown: add @injectable() (or @controller()) to the class.`);
+  }
+  const count = Math.max(types.length, cls.length, ...[...tokens.keys()].map((index) => index + 1));
+  return Array.from({ length: count }, (_, index) => {
+    const token = tokens.get(index) ?? types[index];
+    if (!isToken(token) || NOT_INJECTABLE.has(token)) {
+      throw new StartupError(`Parameter ${index} of ${tokenName(cls)}'s constructor has no injectable type (an interface, a union or a primitive): give it a class type, or @inject(SOME_TOKEN).`);
+    }
+    return { token, optional: optionals.has(index) };
+  });
+}
+
+export function isInjectable(cls: Class): boolean {
+  return Reflect.hasOwnMetadata(INJECTABLE, cls);
+}

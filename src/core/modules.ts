@@ -1,0 +1,195 @@
+import 'reflect-metadata';
+
+import { StartupError } from './errors.js';
+import { Injector, InjectorBlueprint } from './injector.js';
+import { providerToken, type Provider, type ProviderList } from './providers.js';
+import { tokenName, type Class, type Token } from './tokens.js';
+
+/** Providers by level: application (one for all), module, route, request. */
+export interface LeveledProviders {
+  providersPerApp?: ProviderList;
+  providersPerMod?: ProviderList;
+  providersPerRou?: ProviderList;
+  providersPerReq?: ProviderList;
+}
+
+/**
+ * A hook a module declares: it runs once for each module that imports it, after that module's
+ * routes are collected and before the server starts. Its context is the host's to define.
+ */
+export interface InitHook<Context = unknown> {
+  onInit(context: Context): void | Promise<void>;
+}
+
+export interface ModuleMetadata extends LeveledProviders {
+  imports?: readonly ModuleImport[];
+  /** Tokens (provided by this module at any level) and imported modules whose exports pass on. */
+  exports?: readonly Token[];
+  /** Classes implementing InitHook, built by this module's injector. */
+  initHooks?: readonly Class<InitHook>[];
+}
+
+/** An import with extra providers, e.g. from a static `withOpts(...)`, optionally under a path prefix. */
+export interface DynamicModule extends Omit<LeveledProviders, 'providersPerApp'> {
+  module: Class;
+  path?: string;
+  exports?: readonly Token[];
+}
+
+export type ModuleImport = Class | DynamicModule;
+
+const MODULE = Symbol('module');
+
+export interface ModuleDefinition<Extra> {
+  readonly kind: string;
+  readonly metadata: ModuleMetadata & Extra;
+}
+
+/** The decorator behind `restRootModule`, `restModule` and the like: `kind` names it in messages. */
+export function defineModule<Extra>(kind: string, metadata: ModuleMetadata & Extra): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(MODULE, { kind, metadata } satisfies ModuleDefinition<Extra>, target);
+  };
+}
+
+export function getModuleDefinition<Extra>(cls: unknown): ModuleDefinition<Extra> | undefined {
+  return typeof cls === 'function' ? Reflect.getOwnMetadata(MODULE, cls) : undefined;
+}
+
+type Level = 'providersPerMod' | 'providersPerRou' | 'providersPerReq';
+
+/** One import of a module: the same class imported twice (say with different options) is two nodes. */
+export interface ModuleNode<Extra = unknown> {
+  readonly moduleClass: Class;
+  readonly name: string;
+  readonly metadata: ModuleMetadata & Extra;
+  /** The path prefix of its routes, from every importer's `path`. */
+  readonly path: string;
+  readonly imports: readonly ModuleNode<Extra>[];
+  readonly providers: Readonly<Record<Level, readonly Provider[]>>;
+  readonly exports: readonly Token[];
+}
+
+/**
+ * The module graph of an application, with the injector of every level above routes built and
+ * checked: the application injector, and one module injector per node.
+ */
+export class ModuleTree<Extra = unknown> {
+  readonly root: ModuleNode<Extra>;
+  /** Every node, imports before their importers. */
+  readonly nodes: ModuleNode<Extra>[] = [];
+  readonly appInjector: Injector;
+  readonly #moduleInjectors = new Map<ModuleNode<Extra>, Injector>();
+
+  constructor(rootModule: Class) {
+    const appProviders: ProviderList[] = [];
+    this.root = this.#visit(rootModule, '', [], appProviders);
+    this.appInjector = new InjectorBlueprint('application', appProviders).instantiate();
+    for (const node of this.nodes) this.#moduleInjectors.set(node, this.#buildModuleInjector(node));
+  }
+
+  moduleInjector(node: ModuleNode<Extra>): Injector {
+    return this.#moduleInjectors.get(node)!;
+  }
+
+  /** A level's providers for `node`: what its imports export at that level first, its own last (they win). */
+  providersAt(node: ModuleNode<Extra>, level: 'providersPerRou' | 'providersPerReq'): Provider[] {
+    return [...node.imports.flatMap((imported) => exportedAt(imported, level)), ...node.providers[level]];
+  }
+
+  /** The init hooks of the modules `node` imports, each built by its own module's injector. */
+  initHooksFor(node: ModuleNode<Extra>): { hook: InitHook; from: ModuleNode<Extra> }[] {
+    return node.imports.flatMap((imported) =>
+      (imported.metadata.initHooks ?? []).map((hookClass) => {
+        const blueprint = new InjectorBlueprint(`init hook ${tokenName(hookClass)} of ${imported.name}`, [hookClass], this.moduleInjector(imported).blueprint);
+        blueprint.check(hookClass);
+        return { hook: blueprint.instantiate(this.moduleInjector(imported)).get(hookClass), from: imported };
+      }),
+    );
+  }
+
+  #visit(entry: ModuleImport, prefix: string, stack: readonly Class[], appProviders: ProviderList[]): ModuleNode<Extra> {
+    const dynamic = typeof entry === 'function' ? undefined : entry;
+    const moduleClass = dynamic?.module ?? (entry as Class);
+    const importer = stack.at(-1);
+    const definition = getModuleDefinition<Extra>(moduleClass);
+    if (definition === undefined) {
+      const where = importer === undefined ? 'The application root' : `${tokenName(importer)} imports ${describeImport(entry)}, which`;
+      throw new StartupError(`${where} is not a module: decorate the class with restModule({...}) (or restRootModule for the root).`);
+    }
+    if (moduleClass === importer) throw new StartupError(`${tokenName(moduleClass)} imports itself: remove it from its own imports.`);
+    if (stack.includes(moduleClass)) {
+      throw new StartupError(`Module import cycle: ${[...stack.slice(stack.indexOf(moduleClass)), moduleClass].map(tokenName).join(' -> ')}. Move what both need into a third module.`);
+    }
+    const { metadata } = definition;
+    const path = joinPath(prefix, dynamic?.path ?? '');
+    const imports = (metadata.imports ?? []).map((child) => this.#visit(child, path, [...stack, moduleClass], appProviders));
+    if (metadata.providersPerApp !== undefined) appProviders.push(metadata.providersPerApp);
+    const providers = {
+      providersPerMod: [...(metadata.providersPerMod ?? []), ...(dynamic?.providersPerMod ?? [])],
+      providersPerRou: [...(metadata.providersPerRou ?? []), ...(dynamic?.providersPerRou ?? [])],
+      providersPerReq: [...(metadata.providersPerReq ?? []), ...(dynamic?.providersPerReq ?? [])],
+    };
+    const node: ModuleNode<Extra> = {
+      moduleClass,
+      name: tokenName(moduleClass),
+      metadata,
+      path,
+      imports,
+      providers,
+      exports: [...(metadata.exports ?? []), ...(dynamic?.exports ?? [])],
+    };
+    for (const token of node.exports) {
+      const provided = Object.values(providers).some((list) => list.some((provider) => providerToken(provider) === token));
+      const reexported = imports.some((imported) => imported.moduleClass === token);
+      const app = (metadata.providersPerApp ? [...metadata.providersPerApp] : []).some((provider) => providerToken(provider) === token);
+      if (!provided && !reexported && !app) {
+        throw new StartupError(`${node.name} exports ${tokenName(token)}, which it neither provides (providersPerMod, providersPerRou, providersPerReq) nor imports as a module.`);
+      }
+    }
+    this.nodes.push(node);
+    return node;
+  }
+
+  #buildModuleInjector(node: ModuleNode<Extra>): Injector {
+    // A module-level value exported by an import stays that import's single instance.
+    const delegates = node.imports.flatMap((imported) =>
+      exportedAt(imported, 'providersPerMod').map((provider) => {
+        const token = providerToken(provider);
+        return { token, useFactory: () => this.moduleInjector(findOwner(imported, token)).get(token) };
+      }),
+    );
+    const blueprint = new InjectorBlueprint(`module ${node.name}`, [delegates, node.providers.providersPerMod], this.appInjector.blueprint);
+    return blueprint.instantiate(this.appInjector);
+  }
+}
+
+/** What `node` exports at `level`: its own providers named in `exports`, and its re-exported modules' exports. */
+function exportedAt<Extra>(node: ModuleNode<Extra>, level: Level): Provider[] {
+  return node.exports.flatMap((token) => {
+    const reexported = node.imports.find((imported) => imported.moduleClass === token);
+    if (reexported !== undefined) return exportedAt(reexported, level);
+    return node.providers[level].filter((provider) => providerToken(provider) === token);
+  });
+}
+
+/** The node whose own module-level providers hold `token`, following re-exports. */
+function findOwner<Extra>(node: ModuleNode<Extra>, token: Token): ModuleNode<Extra> {
+  if (node.providers.providersPerMod.some((provider) => providerToken(provider) === token)) return node;
+  for (const exported of node.exports) {
+    const reexported = node.imports.find((imported) => imported.moduleClass === exported);
+    if (reexported !== undefined && exportedAt(reexported, 'providersPerMod').some((provider) => providerToken(provider) === token)) return findOwner(reexported, token);
+  }
+  return node;
+}
+
+export function joinPath(prefix: string, path: string): string {
+  const joined = [prefix, path].flatMap((part) => part.split('/')).filter((segment) => segment !== '').join('/');
+  return `/${joined}`;
+}
+
+function describeImport(entry: ModuleImport): string {
+  if (typeof entry === 'function') return tokenName(entry);
+  if (entry !== null && typeof entry === 'object' && 'module' in entry) return `{ module: ${tokenName(entry.module)} }`;
+  return String(entry);
+}

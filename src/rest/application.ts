@@ -1,0 +1,187 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import Router from 'find-my-way';
+import { getModuleDefinition, ModuleTree, StartupError, tokenName, type Class, type ModuleNode } from '@lib/core';
+
+import type { RestModuleMetadata } from './decorators.js';
+import { collectControllerRoutes, hookRoute, type CompiledRoute, type RouteDefinition, type RouteHandler, type RouteInfo } from './routes.js';
+
+/** A step in front of the router, Connect-style. */
+export type PreRouterStep = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+/** What an init hook receives, once per module that imports the hook's module. */
+export interface RestInitContext {
+  /** The importing module. */
+  readonly module: Class;
+  /** The importing module's routes, prefixes included. */
+  readonly routes: readonly RouteInfo[];
+  /** Adds a route to the importing module (with its route-level providers). */
+  addRoute(method: string, path: string, handler: RouteHandler): void;
+  /** Runs `step` before the router for every request, in the order hooks add them. */
+  addPreRouterStep(step: PreRouterStep): void;
+}
+
+export interface RestApplicationOptions {
+  /** Where handler errors are reported. Default: `console`. */
+  logger?: { error(message: string, error?: unknown): void };
+}
+
+type Logger = NonNullable<RestApplicationOptions['logger']>;
+
+/**
+ * The application: every module, provider and route resolved and compiled by `create()`, then
+ * served on a node:http server.
+ */
+export class RestApplication {
+  readonly server: Server;
+  /** Every route served, for introspection (HEAD twins of GET routes not listed). */
+  readonly routes: readonly { method: string; path: string }[];
+
+  private constructor(routes: readonly RouteDefinition[], steps: readonly PreRouterStep[], logger: Logger) {
+    this.routes = routes.map(({ method, path }) => ({ method, path }));
+    const dispatch = buildDispatcher(routes, logger);
+    // Steps run in order, the router last; a step that throws answers 500 like a handler.
+    const handle = steps.reduceRight<(req: IncomingMessage, res: ServerResponse) => void>(
+      (next, step) => (req, res) => {
+        try {
+          step(req, res, () => next(req, res));
+        } catch (error) {
+          fail(res, error, `${req.method} ${req.url}`, logger);
+        }
+      },
+      dispatch,
+    );
+    this.server = createServer(handle);
+  }
+
+  /** Resolves every module, provider and route, runs the init hooks, and checks everything once. */
+  static async create(rootModule: Class, options: RestApplicationOptions = {}): Promise<RestApplication> {
+    if (getModuleDefinition(rootModule)?.kind !== 'root') {
+      throw new StartupError(`${tokenName(rootModule)} is not a root module: decorate it with restRootModule({...}).`);
+    }
+    const tree = new ModuleTree<RestModuleMetadata>(rootModule);
+    const routes: RouteDefinition[] = [];
+    const steps: PreRouterStep[] = [];
+    for (const node of tree.nodes) {
+      const own = collectControllerRoutes(tree, node);
+      routes.push(...own);
+      for (const { hook, from } of tree.initHooksFor(node)) {
+        await hook.onInit(initContext(tree, node, own, routes, steps, from));
+      }
+    }
+    return new RestApplication(routes, steps, options.logger ?? console);
+  }
+
+  listen(port: number, host?: string): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.close((error) => (error ? reject(error) : resolve()));
+      this.server.closeIdleConnections();
+    });
+  }
+}
+
+function initContext(tree: ModuleTree<RestModuleMetadata>, node: ModuleNode<RestModuleMetadata>, own: RouteDefinition[], all: RouteDefinition[], steps: PreRouterStep[], from: ModuleNode<RestModuleMetadata>): RestInitContext {
+  const source = `init hook of ${from.name}`;
+  return {
+    module: node.moduleClass,
+    routes: own,
+    addRoute: (method, path, handler) => {
+      const added = hookRoute(tree, node, method, path, handler, source);
+      own.push(added);
+      all.push(added);
+    },
+    addPreRouterStep: (step) => {
+      if (typeof step !== 'function') throw new StartupError(`${source}: addPreRouterStep() takes a function (req, res, next).`);
+      steps.push(step);
+    },
+  };
+}
+
+/** The router with every route compiled, and the 404 / 405 / 500 answers. */
+function buildDispatcher(routes: readonly RouteDefinition[], logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+  const router = Router();
+  const methods = new Set<string>();
+  const add = (method: string, definition: RouteDefinition, compiled: CompiledRoute) => {
+    const existing = router.findRoute(method as 'GET', definition.path);
+    if (existing !== null) {
+      const other = existing.store as RouteDefinition;
+      throw new StartupError(`Duplicate route ${method} ${definition.path}: ${other.source} and ${definition.source}. Give one of them another method or path.`);
+    }
+    router.on(method as 'GET', definition.path, compiled as never, definition);
+    methods.add(method);
+  };
+  const compiled = routes.map((definition) => [definition, definition.compile()] as const);
+  for (const [definition, handler] of compiled) add(definition.method, definition, handler);
+  // HEAD is answered on every GET route that has no HEAD of its own (node:http drops the body).
+  for (const [definition, handler] of compiled) {
+    if (definition.method === 'GET' && router.findRoute('HEAD', definition.path) === null) router.on('HEAD', definition.path, handler as never, definition);
+  }
+  methods.add('HEAD');
+  router.compile();
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const found = router.find(req.method as 'GET', url);
+    if (found === null) return answerMiss(router, methods, req, res);
+    let result: unknown;
+    try {
+      result = (found.handler as unknown as CompiledRoute)(req, res, found.params, found.searchParams);
+    } catch (error) {
+      return fail(res, error, `${req.method} ${url}`, logger);
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (value: unknown) => sendResult(res, value),
+        (error: unknown) => fail(res, error, `${req.method} ${url}`, logger),
+      );
+    } else {
+      sendResult(res, result);
+    }
+  };
+}
+
+/** A route method may return what to send instead of sending it. */
+function sendResult(res: ServerResponse, value: unknown): void {
+  if (value === undefined || res.writableEnded) return;
+  const isText = typeof value === 'string';
+  const body = isText ? value : (JSON.stringify(value) ?? 'null');
+  if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', isText ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+/** 405 with `Allow` when the path exists under other methods (RFC 9110 15.5.6), else 404. */
+function answerMiss(router: Router.Instance<Router.HTTPVersion.V1>, methods: ReadonlySet<string>, req: IncomingMessage, res: ServerResponse): void {
+  const url = req.url ?? '/';
+  const allowed = [...methods].filter((method) => router.find(method as 'GET', url) !== null);
+  if (allowed.length === 0) return sendStatus(res, 404, 'Not Found');
+  res.setHeader('Allow', allowed.join(', '));
+  sendStatus(res, 405, 'Method Not Allowed');
+}
+
+function fail(res: ServerResponse, error: unknown, what: string, logger: Logger): void {
+  logger.error(`${what} failed:`, error);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendStatus(res, 500, 'Internal Server Error');
+}
+
+function sendStatus(res: ServerResponse, status: number, text: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}

@@ -1,0 +1,108 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { InjectorBlueprint, joinPath, readDependencies, StartupError, tokenName, type Class, type Injector, type ModuleNode, type ModuleTree, type Provider } from '@lib/core';
+
+import { getControllerOptions, getRoutes, type RestModuleMetadata } from './decorators.js';
+import { RequestContext } from './request-context.js';
+
+/** A route as init hooks see it. */
+export interface RouteInfo {
+  readonly method: string;
+  /** The full path, module prefixes included. */
+  readonly path: string;
+  /** `undefined` for a route an init hook added. */
+  readonly controller: Class | undefined;
+  /** The module whose route it is. */
+  readonly module: Class;
+  /** Route-level providers: the module's (and what its imports export at that level), then the controller's. */
+  readonly providers: readonly Provider[];
+  /** The route-level injector (its parents: the module's, then the application's). */
+  readonly injector: Injector;
+}
+
+/** A handler of a route an init hook adds: it gets the request's context, and may return a value to send. */
+export type RouteHandler = (ctx: RequestContext) => unknown;
+
+/** What the router calls: compiled once per route. */
+export type CompiledRoute = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, query: Record<string, string>) => unknown;
+
+export interface RouteDefinition extends RouteInfo {
+  readonly node: ModuleNode<RestModuleMetadata>;
+  /** Who declared it, named in errors: `UsersController.list`, or the hook. */
+  readonly source: string;
+  readonly compile: () => CompiledRoute;
+}
+
+/** The routes of one module's controllers, each with its route injector and a compiler for its handler. */
+export function collectControllerRoutes(tree: ModuleTree<RestModuleMetadata>, node: ModuleNode<RestModuleMetadata>): RouteDefinition[] {
+  const moduleInjector = tree.moduleInjector(node);
+  return (node.metadata.controllers ?? []).flatMap((controllerClass) => {
+    const options = getControllerOptions(controllerClass);
+    if (options === undefined) {
+      throw new StartupError(`${tokenName(controllerClass)} is in the controllers of ${node.name} but has no @controller() decorator.`);
+    }
+    const routes = getRoutes(controllerClass);
+    if (routes.length === 0) throw new StartupError(`${tokenName(controllerClass)} (in ${node.name}) has no @route() method.`);
+    return routes.map(({ method, path, propertyKey }) => {
+      const fullPath = joinPath(node.path, path);
+      const label = `route ${method} ${fullPath}`;
+      const providers = [...tree.providersAt(node, 'providersPerRou'), ...(options.providersPerRou ?? [])];
+      const injector = new InjectorBlueprint(label, [providers], moduleInjector.blueprint).instantiate(moduleInjector);
+      const requestProviders = [...tree.providersAt(node, 'providersPerReq'), ...(options.providersPerReq ?? [])];
+      return {
+        method,
+        path: fullPath,
+        controller: controllerClass,
+        module: node.moduleClass,
+        providers,
+        injector,
+        node,
+        source: `${tokenName(controllerClass)}.${propertyKey}`,
+        compile: () => compileControllerRoute(controllerClass, propertyKey, injector, requestProviders, `request ${method} ${fullPath}`),
+      };
+    });
+  });
+}
+
+/** A route an init hook adds, with the importing module's route-level providers. */
+export function hookRoute(tree: ModuleTree<RestModuleMetadata>, node: ModuleNode<RestModuleMetadata>, method: string, path: string, handler: RouteHandler, source: string): RouteDefinition {
+  const moduleInjector = tree.moduleInjector(node);
+  const providers = tree.providersAt(node, 'providersPerRou');
+  const fullPath = joinPath(path, '');
+  return {
+    method,
+    path: fullPath,
+    controller: undefined,
+    module: node.moduleClass,
+    providers,
+    injector: new InjectorBlueprint(`route ${method} ${fullPath}`, [providers], moduleInjector.blueprint).instantiate(moduleInjector),
+    node,
+    source,
+    compile: () => (req, res, params, query) => handler(new RequestContext(req, res, params, query)),
+  };
+}
+
+/**
+ * The per-request work of a controller route, decided at start-up: the controller and
+ * everything it needs are proven resolvable now; a controller that needs nothing per request
+ * gets its dependencies resolved once and no request injector at all.
+ */
+function compileControllerRoute(controllerClass: Class, propertyKey: string, routeInjector: Injector, requestProviders: Provider[], label: string): CompiledRoute {
+  const Controller = controllerClass as new (...args: unknown[]) => Record<string, (ctx: RequestContext) => unknown>;
+  if (typeof Controller.prototype[propertyKey] !== 'function') throw new StartupError(`${tokenName(controllerClass)}.${propertyKey} is not a method.`);
+  const blueprint = new InjectorBlueprint(label, [requestProviders, [controllerClass]], routeInjector.blueprint, [RequestContext]);
+  blueprint.check(controllerClass);
+  const deps = readDependencies(controllerClass);
+  if (deps.some((dep) => blueprint.provides(dep.token))) {
+    return (req, res, params, query) => {
+      const ctx = new RequestContext(req, res, params, query);
+      const injector = blueprint.instantiate(routeInjector, new Map([[RequestContext, ctx]]));
+      return injector.get(Controller)[propertyKey]!(ctx);
+    };
+  }
+  const args = deps.map((dep) => (dep.optional ? routeInjector.get(dep.token, true) : routeInjector.get(dep.token)));
+  return (req, res, params, query) => {
+    const ctx = new RequestContext(req, res, params, query);
+    return new Controller(...args)[propertyKey]!(ctx);
+  };
+}
