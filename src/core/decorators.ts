@@ -8,17 +8,17 @@ export interface Dependency {
   readonly optional: boolean;
 }
 
-const INJECTABLE = Symbol('injectable');
 /** What `design:paramtypes` records for interfaces, unions and primitives: nothing to look up. */
 const NOT_INJECTABLE = new Set<unknown>([Object, String, Number, Boolean, Symbol, BigInt, Array, Function, Promise]);
 const INJECT = Symbol('inject');
 const OPTIONAL = Symbol('optional');
 
-/** Marks a class whose constructor parameters are injected (its decorator makes TypeScript emit their types). */
+/**
+ * Marks a class whose constructor parameters are injected. It records nothing: a decorator's
+ * mere presence makes TypeScript emit the parameter types (`design:paramtypes`) it needs.
+ */
 export function injectable(): ClassDecorator {
-  return (target) => {
-    Reflect.defineMetadata(INJECTABLE, true, target);
-  };
+  return () => {};
 }
 
 /** Injects `token` into this constructor parameter, in place of its declared type. */
@@ -61,8 +61,4 @@ export function readDependencies(cls: Class): Dependency[] {
     }
     return { token, optional: optionals.has(index) };
   });
-}
-
-export function isInjectable(cls: Class): boolean {
-  return Reflect.hasOwnMetadata(INJECTABLE, cls);
 }

@@ -1,7 +1,7 @@
 // Decorator metadata needs the Reflect API: loading @lib/core installs it, so user code never has to.
 import 'reflect-metadata';
 
-export { inject, injectable, isInjectable, optional, readDependencies, type Dependency } from './decorators.js';
+export { inject, injectable, optional, readDependencies, type Dependency } from './decorators.js';
 export { StartupError } from './errors.js';
 export { Injector, InjectorBlueprint } from './injector.js';
 export {

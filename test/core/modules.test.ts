@@ -48,6 +48,14 @@ t.test('exports: exported tokens pass to importers (re-exports too), others stay
   t.same(tree.providersAt(app!, 'providersPerReq'), []);
 });
 
+t.test('a re-exported module-level value is the original module\'s instance', async (t) => {
+  @module({ imports: [ReexportingModule] }, 'root')
+  class OnlyReexported {}
+  const tree = new ModuleTree(OnlyReexported);
+  const [feature, , root] = tree.nodes;
+  t.equal(tree.moduleInjector(root!).get(Counter), tree.moduleInjector(feature!).get(Counter));
+});
+
 t.test('module graph mistakes are start-up errors', async (t) => {
   class SelfImporting {}
   defineModule('feature', { imports: [SelfImporting] })(SelfImporting);

@@ -1,0 +1,222 @@
+import t from 'tap';
+
+import { inject, injectable, InjectionToken, ProviderBuilder } from '@lib/core';
+import { controller, RequestContext, RestApplication, restModule, restRootModule, route, type RestInitContext } from '@lib/rest';
+
+import { serveApplication } from '../helpers/app.js';
+
+const GREETING = new InjectionToken<string>('GREETING');
+
+@injectable()
+class Counter {
+  value = 0;
+}
+
+@injectable()
+class RequestId {
+  static next = 0;
+  readonly id = ++RequestId.next;
+}
+
+@controller()
+class UsersController {
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly counter: Counter,
+    private readonly requestId: RequestId,
+  ) {}
+
+  @route('GET', 'users')
+  list() {
+    this.counter.value++;
+    return [{ id: 1 }];
+  }
+
+  @route('GET', '/users/:id')
+  one(ctx: RequestContext) {
+    ctx.sendJson({ id: ctx.params.id, fields: ctx.query.fields, same: ctx === this.ctx, request: this.requestId.id, counter: this.counter.value });
+  }
+
+  @route('POST', 'users')
+  create(ctx: RequestContext) {
+    ctx.send('created', 201);
+  }
+
+  @route('DELETE', 'users/:id')
+  async remove() {
+    await new Promise((resolve) => setImmediate(resolve));
+    throw new Error('database said no\n  at secret/stack.js:1');
+  }
+}
+
+@controller({ providersPerRou: [{ token: GREETING, useValue: 'controller hello' }] })
+class HelloController {
+  constructor(@inject(GREETING) private readonly greeting: string) {}
+
+  @route('GET')
+  hello() {
+    return this.greeting;
+  }
+
+  @route('GET', 'boom')
+  boom(): never {
+    throw new Error('sync failure');
+  }
+}
+
+@controller()
+class ItemsController {
+  constructor(@inject(GREETING) private readonly greeting: string) {}
+
+  @route('GET', 'items')
+  items() {
+    return { greeting: this.greeting };
+  }
+}
+
+@restModule({ controllers: [ItemsController], providersPerRou: [{ token: GREETING, useValue: 'feature hello' }] })
+class FeatureModule {}
+
+@restRootModule({
+  imports: [{ module: FeatureModule, path: 'v1' }],
+  controllers: [UsersController, HelloController],
+  providersPerApp: [Counter],
+  providersPerRou: new ProviderBuilder().useValue(GREETING, 'module hello'),
+  providersPerReq: [RequestId],
+})
+class AppModule {}
+
+const errors: unknown[][] = [];
+const server = await serveApplication(AppModule, { logger: { error: (...args: unknown[]) => errors.push(args) } });
+t.teardown(server.close);
+
+t.test('controllers answer with params, query, RequestContext and returned values', async (t) => {
+  const list = await server.send('GET', '/users');
+  t.equal(list.status, 200);
+  t.equal(list.headers['content-type'], 'application/json; charset=utf-8');
+  t.same(JSON.parse(list.body), [{ id: 1 }]);
+  const one = JSON.parse((await server.send('GET', '/users/7?fields=name')).body);
+  t.match(one, { id: '7', fields: 'name', same: true, counter: 1 }, 'the constructor and the method get the same RequestContext');
+  const two = JSON.parse((await server.send('GET', '/users/8')).body);
+  t.equal(two.request, one.request + 1, 'a request-level provider is built per request');
+  const created = await server.send('POST', '/users');
+  t.equal(created.status, 201);
+  t.equal(created.body, 'created');
+});
+
+t.test('route-level providers: controller over module; feature modules under their prefix', async (t) => {
+  t.equal((await server.send('GET', '/')).body, 'controller hello');
+  t.same(JSON.parse((await server.send('GET', '/v1/items')).body), { greeting: 'feature hello' });
+});
+
+t.test('HEAD is answered on GET routes, without a body', async (t) => {
+  const head = await server.send('HEAD', '/users');
+  t.equal(head.status, 200);
+  t.equal(head.body, '');
+  t.equal(head.headers['content-length'], '10');
+});
+
+t.test('unknown path: 404; known path, other method: 405 with Allow', async (t) => {
+  const missing = await server.send('GET', '/nope');
+  t.equal(missing.status, 404);
+  t.equal(missing.body, 'Not Found');
+  const wrongMethod = await server.send('PUT', '/users/1');
+  t.equal(wrongMethod.status, 405);
+  t.equal(wrongMethod.headers.allow, 'GET, DELETE, HEAD');
+  t.equal((await server.send('PATCH', '/users')).headers.allow, 'GET, POST, HEAD');
+});
+
+t.test('a handler that throws gets 500, logged, with no stack in the body', async (t) => {
+  for (const [method, path, message] of [['DELETE', '/users/1', 'database said no'], ['GET', '/boom', 'sync failure']] as const) {
+    const answer = await server.send(method, path);
+    t.equal(answer.status, 500);
+    t.equal(answer.body, 'Internal Server Error');
+    t.match(errors.at(-1), [`${method} ${path} failed:`, { message: new RegExp(message) }]);
+  }
+});
+
+t.test('routes are listed for introspection', async (t) => {
+  t.same(server.app.routes.map(({ method, path }) => `${method} ${path}`), ['GET /v1/items', 'GET /users', 'GET /users/:id', 'POST /users', 'DELETE /users/:id', 'GET /', 'GET /boom']);
+});
+
+t.test('an init hook sees the importing module\'s routes, adds a route and a step in front of the router', async (t) => {
+  const seen: string[] = [];
+  @injectable()
+  class AuditHook {
+    onInit(context: RestInitContext) {
+      for (const info of context.routes) seen.push(`${info.method} ${info.path} ${info.controller?.name} ${info.injector.get(GREETING)}`);
+      context.addRoute('GET', '/audit', (ctx) => ctx.sendJson({ routes: seen.length }));
+      context.addPreRouterStep((req, res, next) => {
+        res.setHeader('X-Audited', req.url ?? '');
+        if (req.url === '/blocked') {
+          res.statusCode = 403;
+          res.end();
+          return;
+        }
+        next();
+      });
+    }
+  }
+  @restModule({ initHooks: [AuditHook] })
+  class AuditModule {}
+  @controller()
+  class PingController {
+    @route('GET', 'ping')
+    ping() {
+      return 'pong';
+    }
+  }
+  @restRootModule({ imports: [AuditModule], controllers: [PingController], providersPerRou: [{ token: GREETING, useValue: 'hi' }] })
+  class HookedApp {}
+  const hooked = await serveApplication(HookedApp);
+  t.teardown(hooked.close);
+  t.same(seen, ['GET /ping PingController hi']);
+  const ping = await hooked.send('GET', '/ping');
+  t.equal(ping.body, 'pong');
+  t.equal(ping.headers['x-audited'], '/ping');
+  t.same(JSON.parse((await hooked.send('GET', '/audit')).body), { routes: 1 });
+  t.equal((await hooked.send('GET', '/blocked')).status, 403);
+  t.equal((await hooked.send('GET', '/nothing')).headers['x-audited'], '/nothing', 'steps run before the 404 too');
+});
+
+t.test('a controller that needs nothing per request is built without a request injector', async (t) => {
+  let built = 0;
+  @injectable()
+  class Service {
+    constructor() {
+      built++;
+    }
+  }
+  @controller()
+  class Plain {
+    constructor(readonly service: Service) {}
+    @route('GET', 'plain')
+    get() {
+      return 'ok';
+    }
+  }
+  @restRootModule({ controllers: [Plain], providersPerMod: [Service] })
+  class PlainApp {}
+  const plain = await serveApplication(PlainApp);
+  t.teardown(plain.close);
+  for (let i = 0; i < 3; i++) t.equal((await plain.send('GET', '/plain')).body, 'ok');
+  t.equal(built, 1, 'the module-level service is resolved once, at start-up');
+});
+
+t.test('listen() resolves with the address; close() stops the server', async (t) => {
+  @controller()
+  class Noop {
+    @route('GET')
+    get() {
+      return 'noop';
+    }
+  }
+  @restRootModule({ controllers: [Noop] })
+  class NoopApp {}
+  const app = await RestApplication.create(NoopApp);
+  const address = await app.listen(0, '127.0.0.1');
+  t.equal(await (await fetch(`http://127.0.0.1:${address.port}/`)).text(), 'noop');
+  await app.close();
+  t.equal(app.server.listening, false);
+  await t.rejects(app.listen(address.port, '256.0.0.1'));
+});
