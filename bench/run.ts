@@ -16,8 +16,6 @@ const full = process.argv.includes('--full');
 const duration = full ? 10 : 3;
 const rounds = full ? 5 : 3;
 
-const servers = ['ceiling', 'standalone'] as const;
-
 interface Scenario {
   name: string;
   method: 'GET' | 'OPTIONS';
@@ -38,6 +36,17 @@ const scenarios: Scenario[] = [
   { name: 'GET without Origin', method: 'GET', headers: {}, expect: { status: 200, header: ['content-type', 'application/json'] } },
 ];
 const PATH = '/users/42';
+
+/** Each suite's first server is the baseline its ratios are taken against. */
+const suites: { name: string; servers: string[]; scenarios: Scenario[] }[] = [
+  { name: 'CORS', servers: ['ceiling', 'standalone'], scenarios },
+  {
+    name: 'host',
+    servers: ['bare', 'host'],
+    scenarios: [{ name: 'GET route', method: 'GET', headers: {}, expect: { status: 200, header: ['content-type', 'application/json; charset=utf-8'] } }],
+  },
+];
+const servers = [...new Set(suites.flatMap((suite) => suite.servers))];
 
 async function start(name: string): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(fileURLToPath(new URL(`servers/${name}.js`, import.meta.url)), { stdio: 'inherit' });
@@ -63,40 +72,47 @@ async function measure(url: string, scenario: Scenario, seconds: number): Promis
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-const running = await Promise.all(servers.map(start));
+const running = new Map(await Promise.all(servers.map(async (name) => [name, await start(name)] as const)));
+const urlOf = (server: string): string => running.get(server)!.url;
 try {
   const samples = new Map<string, { rps: number[]; p99: number[] }>();
-  for (const scenario of scenarios) {
-    for (const [index, server] of servers.entries()) {
-      await check(server, running[index]!.url, scenario);
-      await measure(running[index]!.url, scenario, 1); // warm-up
+  for (const suite of suites) {
+    for (const scenario of suite.scenarios) {
+      for (const server of suite.servers) {
+        await check(server, urlOf(server), scenario);
+        await measure(urlOf(server), scenario, 1); // warm-up
+      }
     }
   }
   for (let round = 0; round < rounds; round++) {
-    for (const scenario of scenarios) {
-      // Alternate the order each round, so drift on a shared machine hits every server alike.
-      const order = round % 2 === 0 ? [...servers.keys()] : [...servers.keys()].reverse();
-      for (const index of order) {
-        const key = `${scenario.name}|${servers[index]}`;
-        const sample = samples.get(key) ?? { rps: [], p99: [] };
-        const { rps, p99 } = await measure(running[index]!.url, scenario, duration);
-        sample.rps.push(rps);
-        sample.p99.push(p99);
-        samples.set(key, sample);
+    for (const suite of suites) {
+      for (const scenario of suite.scenarios) {
+        // Alternate the order each round, so drift on a shared machine hits every server alike.
+        const order = round % 2 === 0 ? suite.servers : [...suite.servers].reverse();
+        for (const server of order) {
+          const key = `${scenario.name}|${server}`;
+          const sample = samples.get(key) ?? { rps: [], p99: [] };
+          const { rps, p99 } = await measure(urlOf(server), scenario, duration);
+          sample.rps.push(rps);
+          sample.p99.push(p99);
+          samples.set(key, sample);
+        }
       }
     }
   }
   console.log(`\n${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${rounds} rounds of ${duration} s, 50 connections\n`);
-  console.log('| scenario | server | requests/s (median) | p99 ms | vs ceiling |');
-  console.log('|---|---|---:|---:|---:|');
-  for (const scenario of scenarios) {
-    const ceiling = median(samples.get(`${scenario.name}|ceiling`)!.rps);
-    for (const server of servers) {
-      const sample = samples.get(`${scenario.name}|${server}`)!;
-      const rps = median(sample.rps);
-      console.log(`| ${scenario.name} | ${server} | ${Math.round(rps)} | ${median(sample.p99)} | ${((rps / ceiling) * 100).toFixed(1)}% |`);
+  console.log('| suite | scenario | server | requests/s (median) | p99 ms | vs baseline |');
+  console.log('|---|---|---|---:|---:|---:|');
+  for (const suite of suites) {
+    for (const scenario of suite.scenarios) {
+      const baseline = median(samples.get(`${scenario.name}|${suite.servers[0]}`)!.rps);
+      for (const server of suite.servers) {
+        const sample = samples.get(`${scenario.name}|${server}`)!;
+        const rps = median(sample.rps);
+        console.log(`| ${suite.name} | ${scenario.name} | ${server} | ${Math.round(rps)} | ${median(sample.p99)} | ${((rps / baseline) * 100).toFixed(1)}% |`);
+      }
     }
   }
 } finally {
-  for (const { child } of running) child.kill();
+  for (const { child } of running.values()) child.kill();
 }
