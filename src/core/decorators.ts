@@ -47,9 +47,10 @@ export function optional(): ParameterDecorator {
  * and `@inject`/`@optional`. Read once, at start-up; never per request.
  */
 export function readDependencies(cls: Class): Dependency[] {
-  const types: unknown[] = Reflect.getOwnMetadata('design:paramtypes', cls) ?? [];
-  const tokens: Map<number, Token> = Reflect.getOwnMetadata(INJECT, cls) ?? new Map();
-  const optionals: Set<number> = Reflect.getOwnMetadata(OPTIONAL, cls) ?? new Set();
+  // getMetadata, not getOwnMetadata: a subclass without a constructor of its own takes its parent's.
+  const types: unknown[] = Reflect.getMetadata('design:paramtypes', cls) ?? [];
+  const tokens: Map<number, Token> = Reflect.getMetadata(INJECT, cls) ?? new Map();
+  const optionals: Set<number> = Reflect.getMetadata(OPTIONAL, cls) ?? new Set();
   if (types.length === 0 && cls.length > 0 && tokens.size === 0) {
     throw new StartupError(`${tokenName(cls)} takes constructor parameters but has no decorator, so their types are unknown: add @injectable() (or @controller()) to the class.`);
   }

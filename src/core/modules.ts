@@ -80,12 +80,20 @@ export class ModuleTree<Extra = unknown> {
   readonly nodes: ModuleNode<Extra>[] = [];
   readonly appInjector: Injector;
   readonly #moduleInjectors = new Map<ModuleNode<Extra>, Injector>();
+  /** Plain (non-dynamic) imports by class, then path prefix: a module imported twice that way is one node. */
+  readonly #plainNodes = new Map<Class, Map<string, ModuleNode<Extra>>>();
 
   constructor(rootModule: Class) {
     const appProviders: ProviderList[] = [];
     this.root = this.#visit(rootModule, '', [], appProviders);
     this.appInjector = new InjectorBlueprint('application', appProviders).instantiate();
-    for (const node of this.nodes) this.#moduleInjectors.set(node, this.#buildModuleInjector(node));
+    for (const list of appProviders) for (const provider of list) this.appInjector.blueprint.check(providerToken(provider));
+    for (const node of this.nodes) {
+      const injector = this.#buildModuleInjector(node);
+      this.#moduleInjectors.set(node, injector);
+      // Every module-level provider is proven resolvable now, used by a route or not.
+      for (const provider of node.providers.providersPerMod) injector.blueprint.check(providerToken(provider));
+    }
   }
 
   moduleInjector(node: ModuleNode<Extra>): Injector {
@@ -123,8 +131,12 @@ export class ModuleTree<Extra = unknown> {
     }
     const { metadata } = definition;
     const path = joinPath(prefix, dynamic?.path ?? '');
+    const plain = dynamic === undefined || isPlainImport(dynamic);
+    const shared = plain ? this.#plainNodes.get(moduleClass)?.get(path) : undefined;
+    if (shared !== undefined) return shared;
     const imports = (metadata.imports ?? []).map((child) => this.#visit(child, path, [...stack, moduleClass], appProviders));
-    if (metadata.providersPerApp !== undefined) appProviders.push(metadata.providersPerApp);
+    // Application-level providers are one set for the whole application, however often a module is imported.
+    if (metadata.providersPerApp !== undefined && !appProviders.includes(metadata.providersPerApp)) appProviders.push(metadata.providersPerApp);
     const providers = {
       providersPerMod: [...(metadata.providersPerMod ?? []), ...(dynamic?.providersPerMod ?? [])],
       providersPerRou: [...(metadata.providersPerRou ?? []), ...(dynamic?.providersPerRou ?? [])],
@@ -148,6 +160,10 @@ export class ModuleTree<Extra = unknown> {
       }
     }
     this.nodes.push(node);
+    if (plain) {
+      const byPath = this.#plainNodes.get(moduleClass) ?? new Map<string, ModuleNode<Extra>>();
+      this.#plainNodes.set(moduleClass, byPath.set(path, node));
+    }
     return node;
   }
 
@@ -181,6 +197,11 @@ function findOwner<Extra>(node: ModuleNode<Extra>, token: Token): ModuleNode<Ext
     if (reexported !== undefined && exportedAt(reexported, 'providersPerMod').some((provider) => providerToken(provider) === token)) return findOwner(reexported, token);
   }
   return node;
+}
+
+/** `{ module }` or `{ module, path }` alone adds nothing of its own: it can share a node. */
+function isPlainImport(entry: DynamicModule): boolean {
+  return entry.providersPerMod === undefined && entry.providersPerRou === undefined && entry.providersPerReq === undefined && entry.exports === undefined;
 }
 
 export function joinPath(prefix: string, path: string): string {

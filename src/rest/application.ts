@@ -8,7 +8,7 @@ import type { RestModuleMetadata } from './decorators.js';
 import { collectControllerRoutes, hookRoute, type CompiledRoute, type RouteDefinition, type RouteHandler, type RouteInfo } from './routes.js';
 
 /** A step in front of the router, Connect-style. */
-export type PreRouterStep = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+export type PreRouterStep = (req: IncomingMessage, res: ServerResponse, next: () => void) => void | Promise<void>;
 
 /** What an init hook receives, once per module that imports the hook's module. */
 export interface RestInitContext {
@@ -41,14 +41,16 @@ export class RestApplication {
   private constructor(routes: readonly RouteDefinition[], steps: readonly PreRouterStep[], logger: Logger) {
     this.routes = routes.map(({ method, path }) => ({ method, path }));
     const dispatch = buildDispatcher(routes, logger);
-    // Steps run in order, the router last; a step that throws answers 500 like a handler.
+    // Steps run in order, the router last; a step that throws or rejects answers 500 like a handler.
     const handle = steps.reduceRight<(req: IncomingMessage, res: ServerResponse) => void>(
       (next, step) => (req, res) => {
+        let returned: unknown;
         try {
-          step(req, res, () => next(req, res));
+          returned = step(req, res, () => next(req, res));
         } catch (error) {
-          fail(res, error, `${req.method} ${req.url}`, logger);
+          return fail(res, error, `${req.method} ${req.url}`, logger);
         }
+        if (returned instanceof Promise) returned.catch((error: unknown) => fail(res, error, `${req.method} ${req.url}`, logger));
       },
       dispatch,
     );
@@ -110,7 +112,8 @@ function initContext(tree: ModuleTree<RestModuleMetadata>, node: ModuleNode<Rest
 
 /** The router with every route compiled, and the 404 / 405 / 500 answers. */
 function buildDispatcher(routes: readonly RouteDefinition[], logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
-  const router = Router();
+  // The query string is handed on unparsed: RequestContext parses it only if a handler reads it.
+  const router = Router({ querystringParser: (query) => query as never });
   const methods = new Set<string>();
   const add = (method: string, definition: RouteDefinition, compiled: CompiledRoute) => {
     const existing = router.findRoute(method as 'GET', definition.path);
@@ -130,28 +133,37 @@ function buildDispatcher(routes: readonly RouteDefinition[], logger: Logger): (r
   methods.add('HEAD');
   router.compile();
 
+  // Hot path: one lookup, the compiled handler, and what it returned sent.
   return (req, res) => {
     const url = req.url ?? '/';
     const found = router.find(req.method as 'GET', url);
     if (found === null) return answerMiss(router, methods, req, res);
     let result: unknown;
     try {
-      result = (found.handler as unknown as CompiledRoute)(req, res, found.params, found.searchParams);
+      result = (found.handler as unknown as CompiledRoute)(req, res, found.params, found.searchParams as unknown as string);
     } catch (error) {
       return fail(res, error, `${req.method} ${url}`, logger);
     }
     if (result instanceof Promise) {
       result.then(
-        (value: unknown) => sendResult(res, value),
+        (value: unknown) => settle(req, res, value, logger),
         (error: unknown) => fail(res, error, `${req.method} ${url}`, logger),
       );
-    } else {
-      sendResult(res, result);
+    } else if (result !== undefined) {
+      settle(req, res, result, logger);
     }
   };
 }
 
-/** A route method may return what to send instead of sending it. */
+function settle(req: IncomingMessage, res: ServerResponse, value: unknown, logger: Logger): void {
+  try {
+    sendResult(res, value);
+  } catch (error) {
+    fail(res, error, `${req.method} ${req.url}`, logger);
+  }
+}
+
+/** A route method may return what to send instead of sending it (it throws on what JSON cannot hold). */
 function sendResult(res: ServerResponse, value: unknown): void {
   if (value === undefined || res.writableEnded) return;
   const isText = typeof value === 'string';

@@ -1,13 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse } from 'node:querystring';
+
+export type Query = Readonly<Record<string, string | string[] | undefined>>;
 
 /** One request as a route method sees it: the raw objects, the route's params and query, and senders. */
 export class RequestContext {
+  #query: Query | undefined;
+
   constructor(
     readonly rawReq: IncomingMessage,
     readonly rawRes: ServerResponse,
     readonly params: Readonly<Record<string, string | undefined>>,
-    readonly query: Readonly<Record<string, string | string[] | undefined>>,
+    /** The query string without its `?`, parsed on first read of `query`. */
+    private readonly rawQuery = '',
   ) {}
+
+  get query(): Query {
+    // Object.create(null) semantics: `parse` returns a prototype-less object, so `?__proto__=x` is plain data.
+    return (this.#query ??= parse(this.rawQuery));
+  }
 
   /** Ends the response with `body` (text unless a Content-Type is already set). */
   send(body: string | Buffer = '', status = 200): void {

@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 
-import { InjectorBlueprint, joinPath, readDependencies, StartupError, tokenName, type Class, type Injector, type ModuleNode, type ModuleTree, type Provider } from '@lib/core';
+import { InjectorBlueprint, joinPath, providerToken, readDependencies, StartupError, tokenName, type Class, type Injector, type ModuleNode, type ModuleTree, type Provider } from '@lib/core';
 
 import { getControllerOptions, getRoutes, type RestModuleMetadata } from './decorators.js';
 import { RequestContext } from './request-context.js';
@@ -24,7 +24,7 @@ export interface RouteInfo {
 export type RouteHandler = (ctx: RequestContext) => unknown;
 
 /** What the router calls: compiled once per route. */
-export type CompiledRoute = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, query: Record<string, string>) => unknown;
+export type CompiledRoute = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, rawQuery: string) => unknown;
 
 export interface RouteDefinition extends RouteInfo {
   readonly node: ModuleNode<RestModuleMetadata>;
@@ -48,6 +48,7 @@ export function collectControllerRoutes(tree: ModuleTree<RestModuleMetadata>, no
       const label = `route ${method} ${fullPath}`;
       const providers = [...tree.providersAt(node, 'providersPerRou'), ...(options.providersPerRou ?? [])];
       const injector = new InjectorBlueprint(label, [providers], moduleInjector.blueprint).instantiate(moduleInjector);
+      for (const provider of providers) injector.blueprint.check(providerToken(provider));
       const requestProviders = [...tree.providersAt(node, 'providersPerReq'), ...(options.providersPerReq ?? [])];
       return {
         method,
@@ -66,6 +67,9 @@ export function collectControllerRoutes(tree: ModuleTree<RestModuleMetadata>, no
 
 /** A route an init hook adds, with the importing module's route-level providers. */
 export function hookRoute(tree: ModuleTree<RestModuleMetadata>, node: ModuleNode<RestModuleMetadata>, method: string, path: string, handler: RouteHandler, source: string): RouteDefinition {
+  if (!METHODS.includes(method)) throw new StartupError(`${source}: addRoute(${JSON.stringify(method)}, ...) is not an HTTP method Node.js serves; use an upper-case method such as 'OPTIONS'.`);
+  if (typeof path !== 'string' || !path.startsWith('/')) throw new StartupError(`${source}: addRoute() takes a full path starting with "/", not ${JSON.stringify(path)}.`);
+  if (typeof handler !== 'function') throw new StartupError(`${source}: addRoute(${method}, ${path}) takes a handler function (ctx) => ..., not ${String(handler)}.`);
   const moduleInjector = tree.moduleInjector(node);
   const providers = tree.providersAt(node, 'providersPerRou');
   const fullPath = joinPath(path, '');
@@ -78,31 +82,40 @@ export function hookRoute(tree: ModuleTree<RestModuleMetadata>, node: ModuleNode
     injector: new InjectorBlueprint(`route ${method} ${fullPath}`, [providers], moduleInjector.blueprint).instantiate(moduleInjector),
     node,
     source,
-    compile: () => (req, res, params, query) => handler(new RequestContext(req, res, params, query)),
+    compile: () => (req, res, params, rawQuery) => handler(new RequestContext(req, res, params, rawQuery)),
   };
 }
 
 /**
  * The per-request work of a controller route, decided at start-up: the controller and
- * everything it needs are proven resolvable now; a controller that needs nothing per request
- * gets its dependencies resolved once and no request injector at all.
+ * everything it needs are proven resolvable now. Unless it needs request-level providers of
+ * its own, it gets no request injector: its other dependencies are resolved once, here, and
+ * only the RequestContext is filled in per request.
  */
 function compileControllerRoute(controllerClass: Class, propertyKey: string, routeInjector: Injector, requestProviders: Provider[], label: string): CompiledRoute {
-  const Controller = controllerClass as new (...args: unknown[]) => Record<string, (ctx: RequestContext) => unknown>;
-  if (typeof Controller.prototype[propertyKey] !== 'function') throw new StartupError(`${tokenName(controllerClass)}.${propertyKey} is not a method.`);
+  const Controller = controllerClass as new (...args: unknown[]) => object;
+  const method: unknown = Controller.prototype[propertyKey as keyof object];
+  if (typeof method !== 'function') throw new StartupError(`${tokenName(controllerClass)}.${propertyKey} is not a method.`);
   const blueprint = new InjectorBlueprint(label, [requestProviders, [controllerClass]], routeInjector.blueprint, [RequestContext]);
   blueprint.check(controllerClass);
+  for (const provider of requestProviders) blueprint.check(providerToken(provider));
   const deps = readDependencies(controllerClass);
-  if (deps.some((dep) => blueprint.provides(dep.token))) {
-    return (req, res, params, query) => {
-      const ctx = new RequestContext(req, res, params, query);
+  if (deps.some((dep) => dep.token !== RequestContext && blueprint.provides(dep.token))) {
+    return (req, res, params, rawQuery) => {
+      const ctx = new RequestContext(req, res, params, rawQuery);
       const injector = blueprint.instantiate(routeInjector, new Map([[RequestContext, ctx]]));
-      return injector.get(Controller)[propertyKey]!(ctx);
+      return method.call(injector.get(Controller), ctx);
     };
   }
-  const args = deps.map((dep) => (dep.optional ? routeInjector.get(dep.token, true) : routeInjector.get(dep.token)));
-  return (req, res, params, query) => {
-    const ctx = new RequestContext(req, res, params, query);
-    return new Controller(...args)[propertyKey]!(ctx);
+  const args = deps.map((dep) => (dep.token === RequestContext ? undefined : dep.optional ? routeInjector.get(dep.token, true) : routeInjector.get(dep.token)));
+  const contextSlots = deps.flatMap((dep, index) => (dep.token === RequestContext ? [index] : []));
+  if (contextSlots.length === 0) {
+    return (req, res, params, rawQuery) => method.call(new Controller(...args), new RequestContext(req, res, params, rawQuery));
+  }
+  return (req, res, params, rawQuery) => {
+    const ctx = new RequestContext(req, res, params, rawQuery);
+    const filled = args.slice();
+    for (const slot of contextSlots) filled[slot] = ctx;
+    return method.call(new Controller(...filled), ctx);
   };
 }
