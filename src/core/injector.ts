@@ -64,7 +64,7 @@ export class InjectorBlueprint {
   }
 
   /** The entry for `token` from this level upwards, with the level that has it. */
-  lookup(token: Token): { blueprint: InjectorBlueprint; entry: Entry } | undefined {
+  #lookup(token: Token): { blueprint: InjectorBlueprint; entry: Entry } | undefined {
     for (let blueprint: InjectorBlueprint | undefined = this; blueprint !== undefined; blueprint = blueprint.parent) {
       const entry = blueprint.#entries.get(token);
       if (entry !== undefined) return { blueprint, entry };
@@ -74,7 +74,7 @@ export class InjectorBlueprint {
 
   #checkDependency(dependency: Dependency, chain: readonly string[], visiting: Set<Entry>): void {
     const name = tokenName(dependency.token);
-    const found = this.lookup(dependency.token);
+    const found = this.#lookup(dependency.token);
     if (found === undefined) {
       if (dependency.optional) return;
       const levels: string[] = [];

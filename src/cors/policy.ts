@@ -31,10 +31,12 @@ export interface PolicyContext {
   readonly logger: CorsLogger;
 }
 
-/** Validates every field of `options` (never mutating it) and compiles the policy. Throws `CorsOptionsError`. */
+/**
+ * Validates every field of `options` (never mutating it) and compiles the policy. Throws
+ * `CorsOptionsError`. `options` is a merge of objects that passed checkOptionsObject.
+ */
 export function compilePolicy(options: CorsOptions, context: PolicyContext): CorsPolicy {
   const { source } = context;
-  checkOptionsObject(options, source);
   const allowCredentials = checkBoolean(options.allowCredentials, 'allowCredentials', source);
   const origin = compileOriginMatcher(options.origin, context);
   const allowedHeaders = checkNames(options.allowedHeaders, 'allowedHeaders', source);

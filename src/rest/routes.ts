@@ -36,6 +36,8 @@ export interface RouteDefinition extends RouteInfo {
 /** The routes of one module's controllers, each with its route injector and a compiler for its handler. */
 export function collectControllerRoutes(tree: ModuleTree<RestModuleMetadata>, node: ModuleNode<RestModuleMetadata>): RouteDefinition[] {
   const moduleInjector = tree.moduleInjector(node);
+  const moduleRouteProviders = tree.providersAt(node, 'providersPerRou');
+  const moduleRequestProviders = tree.providersAt(node, 'providersPerReq');
   return (node.metadata.controllers ?? []).flatMap((controllerClass) => {
     const options = getControllerOptions(controllerClass);
     if (options === undefined) {
@@ -46,10 +48,10 @@ export function collectControllerRoutes(tree: ModuleTree<RestModuleMetadata>, no
     return routes.map(({ method, path, propertyKey }) => {
       const fullPath = joinPath(node.path, path);
       const label = `route ${method} ${fullPath}`;
-      const providers = [...tree.providersAt(node, 'providersPerRou'), ...(options.providersPerRou ?? [])];
+      const providers = [...moduleRouteProviders, ...(options.providersPerRou ?? [])];
       const injector = new InjectorBlueprint(label, [providers], moduleInjector.blueprint).instantiate(moduleInjector);
       for (const provider of providers) injector.blueprint.check(providerToken(provider));
-      const requestProviders = [...tree.providersAt(node, 'providersPerReq'), ...(options.providersPerReq ?? [])];
+      const requestProviders = [...moduleRequestProviders, ...(options.providersPerReq ?? [])];
       return {
         method,
         path: fullPath,
