@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 
 const examples = readdirSync(new URL('../examples', import.meta.url), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
+  .filter((entry) => entry.isDirectory() && entry.name !== 'shared')
   .map((entry) => entry.name);
 const name = process.argv[2];
 const entry = new URL(`../build/examples/${name}/server.js`, import.meta.url);

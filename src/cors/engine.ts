@@ -11,6 +11,19 @@ import { RouteTree, type PathLookup, type PathMatching } from './route-tree.js';
 
 export type Next = (error?: unknown) => void;
 
+/**
+ * Options given in layers (say a module's route options, then a controller's), each checked
+ * and merged field by field over the one before, the later winning. `source` names them.
+ */
+export function layerCorsOptions(layers: readonly unknown[], source: string): CorsOptions {
+  let merged: CorsOptions = {};
+  for (const layer of layers) {
+    checkOptionsObject(layer, source);
+    merged = mergeCorsOptions(merged, layer);
+  }
+  return merged;
+}
+
 export interface CorsEngineSettings {
   /** Start-up warnings and request-time faults. Default: `console`. */
   logger?: CorsLogger;
@@ -108,6 +121,19 @@ export class CorsEngine {
     setAlwaysOnHeaders(table, res);
     if (origin === undefined) return next();
     return this.#decide(table, origin, req, res, next, continueActual);
+  };
+
+  /**
+   * Answers OPTIONS on a covered path as its generated twin would: `Allow` and an empty
+   * success. For a host's OPTIONS route standing in for the application's, reached when the
+   * engine hands a request on (a preflight with `preflightContinue`).
+   */
+  readonly respondToOptions = (req: IncomingMessage, res: ServerResponse): void => {
+    const table = this.#lookup(req.url ?? '/');
+    if (table === undefined) return endEmpty(res, 404);
+    res.setHeader('Allow', table.allow);
+    const preflight = req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+    endEmpty(res, preflight ? table.policy.optionsSuccessStatus : 204);
   };
 
   /** Replaced by the sealed tree's lookup on the first request. */

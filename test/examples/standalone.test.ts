@@ -2,13 +2,10 @@
 import t from 'tap';
 
 import { startExample } from '../helpers/example.js';
-import { corsHeadersOf, type Answer, type RequestHeaders } from '../helpers/http.js';
+import { corsHeadersOf, fetchAnswer, type Answer, type RequestHeaders } from '../helpers/http.js';
 
 const url = await startExample(t, 'standalone');
-const send = async (method: string, path: string, headers: RequestHeaders = {}): Promise<Answer> => {
-  const response = await fetch(`${url}${path}`, { method, headers: headers as Record<string, string> });
-  return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
-};
+const send = (method: string, path: string, headers?: RequestHeaders): Promise<Answer> => fetchAnswer(url + path, method, headers);
 const app = 'https://app.example.com';
 
 t.test('plain OPTIONS', async (t) => {

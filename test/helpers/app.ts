@@ -1,7 +1,7 @@
 import type { Class } from '@lib/core';
 import { RestApplication, type RestApplicationOptions } from '@lib/rest';
 
-import type { Answer, RequestHeaders } from './http.js';
+import { fetchAnswer, type Answer, type RequestHeaders } from './http.js';
 
 export interface ServedApplication {
   readonly app: RestApplication;
@@ -18,10 +18,7 @@ export async function serveApplication(rootModule: Class, options?: RestApplicat
   return {
     app,
     origin,
-    send: async (method, path, headers = {}) => {
-      const response = await fetch(origin + path, { method, headers: headers as Record<string, string> });
-      return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
-    },
+    send: (method, path, headers) => fetchAnswer(origin + path, method, headers),
     close: () => app.close(),
   };
 }

@@ -49,6 +49,16 @@ function send(port: number, method: string, path: string, headers: RequestHeader
   });
 }
 
+/** A request with fetch(), as a page would send it (one value per header). */
+export async function fetchAnswer(url: string, method: string, headers: RequestHeaders = {}): Promise<Answer> {
+  const response = await fetch(url, { method, headers: headers as Record<string, string> });
+  const answerHeaders: IncomingHttpHeaders = Object.fromEntries(response.headers);
+  // Iterating Headers keeps only the last Set-Cookie: read them all.
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) answerHeaders['set-cookie'] = cookies;
+  return { status: response.status, headers: answerHeaders, body: await response.text() };
+}
+
 /** The headers this project is responsible for, for exact comparison (absent ones stay absent). */
 export function corsHeadersOf(answer: Answer): Record<string, string> {
   const picked: Record<string, string> = {};

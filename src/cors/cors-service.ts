@@ -1,0 +1,28 @@
+import { inject, injectable, optional } from '@lib/core';
+import { RequestContext } from '@lib/rest';
+
+import { setCorsCookie, type CookieOptions } from './credentials.js';
+import { CORS_LOGGER } from './cors-module-tokens.js';
+import type { CorsLogger } from './options.js';
+
+/**
+ * Puts cookies on the current response so that browsers accept them on CORS requests
+ * (rule D). One per request: inject it into a controller's constructor with RequestContext.
+ */
+@injectable()
+export class CorsService {
+  constructor(
+    private readonly ctx: RequestContext,
+    @optional() @inject(CORS_LOGGER) private readonly logger?: CorsLogger,
+  ) {}
+
+  /**
+   * Appends `Set-Cookie` (default attributes `Path=/; HttpOnly`) and
+   * `Access-Control-Allow-Credentials: true`; under an origin-listing policy the response keeps
+   * the exact request origin with `Vary: Origin`, under `'*'` it stays `'*'` (with one warning).
+   * Throws on an invalid name or value, writing nothing.
+   */
+  setCookie(name: string, value: string, options?: CookieOptions): void {
+    setCorsCookie(this.ctx.rawReq, this.ctx.rawRes, name, value, options, this.logger);
+  }
+}

@@ -1,0 +1,45 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { stringifySetCookie, type SerializeOptions } from 'cookie';
+import vary from 'vary';
+
+import type { CorsLogger } from './options.js';
+
+/** The cookie attributes `setCookie` takes; `Path=/` and `HttpOnly` unless said otherwise. */
+export type CookieOptions = Pick<SerializeOptions, 'domain' | 'expires' | 'httpOnly' | 'maxAge' | 'partitioned' | 'path' | 'priority' | 'sameSite' | 'secure'>;
+
+const COOKIE_DEFAULTS: CookieOptions = Object.freeze({ path: '/', httpOnly: true });
+
+/** Loggers already warned about a credentialed response under origin '*': one warning each. */
+const warnedAboutWildcard = new WeakSet<CorsLogger>();
+
+/**
+ * Rule D of the contract: appends a `Set-Cookie` (never replacing earlier ones) and lets the
+ * browser accept it on a CORS response. The origin decision is already on the response (the
+ * engine set `Access-Control-Allow-Origin` before the handler ran): an exact origin stays, with
+ * `Vary: Origin`; `'*'` stays `'*'` (never echoing: that would open credentialed access to
+ * every site) and the first such call warns how to list origins. Throws, writing nothing, on
+ * an invalid name, value or attribute.
+ */
+export function setCorsCookie(req: IncomingMessage, res: ServerResponse, name: string, value: string, options: CookieOptions = {}, logger: CorsLogger = console): void {
+  let cookie: string;
+  try {
+    cookie = stringifySetCookie(name, value, { ...COOKIE_DEFAULTS, ...options });
+  } catch (error) {
+    throw new TypeError(`setCookie(${JSON.stringify(name)}, ...): ${(error as Error).message}. Cookie names are RFC 6265 tokens (letters, digits and !#$%&'*+-.^_\`|~); values are URI-encoded unless they hold lone surrogates.`);
+  }
+  const previous = res.getHeader('Set-Cookie');
+  res.setHeader('Set-Cookie', previous === undefined ? [cookie] : [...(Array.isArray(previous) ? previous : [String(previous)]), cookie]);
+  res.setHeader('Access-Control-Allow-Credentials', 'true');
+  const allowOrigin = res.getHeader('Access-Control-Allow-Origin');
+  if (allowOrigin === '*') {
+    if (!warnedAboutWildcard.has(logger)) {
+      warnedAboutWildcard.add(logger);
+      logger.warn(
+        `setCookie() on ${req.method} ${req.url}: this route's CORS origin is '*', so browsers refuse its cookies on cross-origin requests (a credentialed response needs the exact origin, and echoing every origin would let any site act as your users). List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
+      );
+    }
+  } else if (allowOrigin !== undefined) {
+    vary(res, 'Origin');
+  }
+}
