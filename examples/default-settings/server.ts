@@ -2,9 +2,10 @@
  * The spec's first row: CorsModule in `imports`, no options. `npm start`, or
  * `npm run example -- default-settings` (PORT=3000 by default).
  */
-import { CorsModule, CorsService } from '@lib/cors';
+import { CorsModule } from '@lib/cors';
 import { controller, RequestContext, restRootModule, route } from '@lib/rest';
 
+import { CredentialsController } from '../shared/credentials-controller.js';
 import { serveExample } from '../shared/serve.js';
 
 @controller()
@@ -25,21 +26,6 @@ class PostsController {
   @route('POST', 'posts')
   create(ctx: RequestContext) {
     ctx.sendJson({ created: true }, 201);
-  }
-}
-
-@controller()
-class CredentialsController {
-  constructor(
-    private readonly cors: CorsService,
-    private readonly ctx: RequestContext,
-  ) {}
-
-  /** Under the default '*' a cookie cannot be credentialed cross-origin: the server says so once. */
-  @route('GET', 'credentials')
-  credentials() {
-    this.cors.setCookie('one', 'value for one');
-    this.ctx.send('cookie set');
   }
 }
 

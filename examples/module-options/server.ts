@@ -1,7 +1,8 @@
 /** The spec's second row: `CorsModule.withOpts({ origin: 'https://example.com' })`. */
-import { CorsModule, CorsService } from '@lib/cors';
+import { CorsModule } from '@lib/cors';
 import { controller, RequestContext, restRootModule, route } from '@lib/rest';
 
+import { CredentialsController } from '../shared/credentials-controller.js';
 import { serveExample } from '../shared/serve.js';
 
 @controller()
@@ -19,20 +20,6 @@ class RootController {
   @route('PATCH')
   update() {
     return { updated: true };
-  }
-}
-
-@controller()
-class CredentialsController {
-  constructor(
-    private readonly cors: CorsService,
-    private readonly ctx: RequestContext,
-  ) {}
-
-  @route('GET', 'credentials')
-  credentials() {
-    this.cors.setCookie('one', 'value for one');
-    this.ctx.send('cookie set');
   }
 }
 

@@ -212,6 +212,9 @@ t.test("CorsService.setCookie under '*' keeps '*' and warns once how to list ori
     const answer = await server.send('GET', '/login', { Origin: 'https://a.test' });
     t.same(corsHeadersOf(answer), { 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true' });
   }
+  const noOrigin = await server.send('GET', '/login');
+  t.same(noOrigin.headers['set-cookie'], ['one=value%20for%20one; Path=/; HttpOnly']);
+  t.same(corsHeadersOf(noOrigin), { 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true' });
   t.equal(warnings.length, 1);
   t.match(warnings[0], /setCookie\(\) on GET \/login: this route's CORS origin is '\*'.*List the origins that may send credentials, e\.g\. CorsModule\.withOpts\(\{ origin: \['https:\/\/app\.example\.com'\] \}\)/);
 });
