@@ -1,0 +1,161 @@
+/**
+ * One table of routes and policies, served two ways: by the standalone middleware in front of a
+ * find-my-way application, and by the host with CorsModule. Both record what reached them.
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import Router from 'find-my-way';
+import { inject } from '@lib/core';
+import { CorsModule, CorsOptions, CorsService, createCors, setCorsCookie } from '@lib/cors';
+import { controller, RequestContext, RestApplication, restRootModule, route } from '@lib/rest';
+
+export interface Seen {
+  method: string;
+  path: string;
+  origin: string | undefined;
+  cookie: string | undefined;
+}
+
+export interface ApiServer {
+  readonly url: string;
+  /** Every request that reached the server, in order; tests empty it between checks. */
+  readonly seen: Seen[];
+  close(): Promise<void>;
+}
+
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  setCookie(name: string, value: string): void;
+}
+
+interface RouteSpec {
+  methods: string[];
+  path: string;
+  options: CorsOptions;
+  handle(exchange: Exchange): void;
+}
+
+const quiet = { warn: () => {}, error: () => {} };
+
+function reply(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'text/plain');
+  res.end(body);
+}
+
+/** `a`: the cross-site page origin (http://localhost:P1); `b`: the same-site one (http://127.0.0.1:P1). */
+export function routeTable(a: string, b: string): RouteSpec[] {
+  const ok = ({ res }: Exchange) => reply(res, 200, 'ok');
+  return [
+    {
+      methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
+      path: '/a-only',
+      options: { origin: [a], exposedHeaders: ['X-Exposed', 'Set-Cookie'] },
+      handle: ({ res, setCookie }) => {
+        setCookie('invisible', '1');
+        reply(res, 200, 'a-only', { 'X-Exposed': 'yes', 'X-Hidden': 'yes' });
+      },
+    },
+    { methods: ['GET'], path: '/a-only-get', options: { origin: [a] }, handle: ok },
+    { methods: ['GET'], path: '/b-only', options: { origin: [b] }, handle: ok },
+    { methods: ['GET'], path: '/public', options: { origin: '*' }, handle: ok },
+    { methods: ['GET'], path: '/headers-listed', options: { origin: [a], allowedHeaders: ['X-Foo'] }, handle: ok },
+    { methods: ['GET'], path: '/auth-star', options: { origin: '*', allowedHeaders: '*' }, handle: ok },
+    { methods: ['GET'], path: '/auth-listed', options: { origin: [a], allowedHeaders: ['Authorization'] }, handle: ok },
+    { methods: ['POST'], path: '/json', options: { origin: [a] }, handle: ok },
+    { methods: ['POST'], path: '/text', options: { origin: [a] }, handle: ok },
+    { methods: ['PUT'], path: '/cached', options: { origin: [a], maxAge: 60 }, handle: ok },
+    { methods: ['PUT'], path: '/uncached', options: { origin: [a], maxAge: 0 }, handle: ok },
+    { methods: ['PUT'], path: '/default-cache', options: { origin: [a] }, handle: ok },
+    {
+      methods: ['POST'],
+      path: '/login',
+      options: { origin: [b], allowCredentials: true },
+      handle: ({ res, setCookie }) => {
+        setCookie('session', 'abc123');
+        reply(res, 200, 'logged in');
+      },
+    },
+    { methods: ['GET'], path: '/me', options: { origin: [b], allowCredentials: true }, handle: ({ req, res }) => reply(res, 200, req.headers.cookie ?? '') },
+    { methods: ['GET'], path: '/things/:id', options: { origin: [a] }, handle: ({ res }) => reply(res, 404, 'no such thing') },
+    {
+      methods: ['GET'],
+      path: '/boom',
+      options: { origin: [a] },
+      handle: () => {
+        throw new Error('handler failure');
+      },
+    },
+    { methods: ['GET'], path: '/null-listed', options: { origin: ['null', a] }, handle: ok },
+  ];
+}
+
+export async function startStandalone(a: string, b: string): Promise<ApiServer> {
+  const cors = createCors({}, { logger: quiet });
+  const router = Router();
+  for (const spec of routeTable(a, b)) {
+    cors.route(spec.methods, spec.path, spec.options);
+    router.on(spec.methods as 'GET'[], spec.path, (req, res) => spec.handle({ req, res, setCookie: (name, value) => setCorsCookie(req, res, name, value, {}, quiet) }));
+  }
+  const app = (req: IncomingMessage, res: ServerResponse) => {
+    const found = router.find(req.method as 'GET', req.url ?? '/');
+    if (found === null) {
+      const allowed = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].filter((method) => router.find(method as 'GET', req.url ?? '/') !== null);
+      return allowed.length === 0 ? reply(res, 404, 'Not Found') : reply(res, 405, 'Method Not Allowed', { Allow: allowed.join(', ') });
+    }
+    try {
+      found.handler(req, res, found.params, found.store, found.searchParams);
+    } catch {
+      reply(res, 500, 'Internal Server Error');
+    }
+  };
+  return listen(createServer((req, res) => cors.handle(req, res, () => app(req, res))));
+}
+
+export async function startModule(a: string, b: string): Promise<ApiServer> {
+  const controllers = routeTable(a, b).map((spec, index) => {
+    class RouteController {
+      constructor(
+        readonly cors: CorsService,
+        readonly ctx: RequestContext,
+      ) {}
+      handle() {
+        spec.handle({ req: this.ctx.rawReq, res: this.ctx.rawRes, setCookie: (name, value) => this.cors.setCookie(name, value) });
+      }
+    }
+    Object.defineProperty(RouteController, 'name', { value: `Route${index}Controller` });
+    inject(CorsService)(RouteController, undefined, 0);
+    inject(RequestContext)(RouteController, undefined, 1);
+    const descriptor = Object.getOwnPropertyDescriptor(RouteController.prototype, 'handle')!;
+    for (const method of spec.methods) route(method, spec.path)(RouteController.prototype, 'handle', descriptor);
+    controller({ providersPerRou: [{ token: CorsOptions, useValue: spec.options }] })(RouteController);
+    return RouteController;
+  });
+  class BrowserApp {}
+  restRootModule({ imports: [CorsModule], controllers })(BrowserApp);
+  const app = await RestApplication.create(BrowserApp, { logger: quiet });
+  return listen(app.server);
+}
+
+async function listen(server: Server): Promise<ApiServer> {
+  const seen: Seen[] = [];
+  // First listener: records every request before anything answers it.
+  server.prependListener('request', (req: IncomingMessage) => {
+    seen.push({ method: req.method ?? '', path: req.url ?? '', origin: req.headers.origin, cookie: req.headers.cookie });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
