@@ -31,9 +31,23 @@ export function isToken(value: string): boolean {
   return TOKEN.test(value);
 }
 
-/** A request's Origin value that may be compared to patterns, RegExps or handed to a function. */
+/** Schemes the URL parser serializes origins for (the WHATWG URL standard's special schemes). */
+const SPECIAL_SCHEME = /^(?:https?|wss?|ftp):/;
+
+/**
+ * A request's Origin value that may be compared to patterns, RegExps or handed to a function:
+ * exactly as a browser serializes it. The regex refuses most garbage at once; for the special
+ * schemes the URL parser then has the last word, refusing what it would rewrite (a default
+ * port written out, `http://0` for `http://0.0.0.0`).
+ */
 export function isWellFormedOrigin(origin: string): boolean {
-  return origin.length <= MAX_ORIGIN_LENGTH && SERIALIZED_ORIGIN.test(origin);
+  if (origin.length > MAX_ORIGIN_LENGTH || !SERIALIZED_ORIGIN.test(origin)) return false;
+  if (!SPECIAL_SCHEME.test(origin)) return true;
+  try {
+    return new URL(origin).origin === origin;
+  } catch {
+    return false;
+  }
 }
 
 export function isHostLabels(value: string): boolean {

@@ -37,6 +37,8 @@ export class CorsOptions {
   preflightContinue?: boolean;
   /** Status of an answered preflight, 200-299. Default 204. */
   optionsSuccessStatus?: number;
+  /** How long an async origin function may take before the request is denied, in ms. Default 5000. */
+  originTimeout?: number;
 }
 
 /** Where start-up warnings and request-time faults (a throwing origin function) are reported. */
@@ -55,6 +57,7 @@ export const CORS_OPTION_FIELDS = [
   'allowPrivateNetwork',
   'preflightContinue',
   'optionsSuccessStatus',
+  'originTimeout',
 ] as const satisfies readonly (keyof CorsOptions)[];
 
 /**

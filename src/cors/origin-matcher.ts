@@ -23,6 +23,8 @@ export type OriginMatcher =
 interface Context {
   readonly source: string;
   readonly logger: CorsLogger;
+  /** Milliseconds an async origin function may take. */
+  readonly timeout: number;
 }
 
 const ANY: OriginMatcher = Object.freeze({ kind: 'any' });
@@ -218,10 +220,20 @@ function guardOriginFunction(fn: OriginFunction, context: Context): OriginCheck 
       return deny(`threw ${describeError(error)}`);
     }
     if (answer instanceof Promise) {
-      return answer.then(
-        (value: unknown) => settle(value, 'resolved to'),
-        (error: unknown) => deny(`rejected with ${describeError(error)}`),
-      );
+      // A promise that never settles must not hold the request: past the timeout it is a denial.
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(deny(`did not settle within ${context.timeout} ms (originTimeout)`)), context.timeout);
+        answer.then(
+          (value: unknown) => {
+            clearTimeout(timer);
+            resolve(settle(value, 'resolved to'));
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            resolve(deny(`rejected with ${describeError(error)}`));
+          },
+        );
+      });
     }
     return settle(answer, 'returned');
   };

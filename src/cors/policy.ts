@@ -22,6 +22,9 @@ export interface CorsPolicy {
   readonly optionsSuccessStatus: number;
 }
 
+/** How long an async origin function may take: long enough for a database, short enough for a preflight. */
+const DEFAULT_ORIGIN_TIMEOUT = 5000;
+
 /** Chromium's cap on `Access-Control-Max-Age`; Firefox caps at 86400. */
 const BROWSER_MAX_AGE = 7200;
 
@@ -38,7 +41,11 @@ export interface PolicyContext {
 export function compilePolicy(options: CorsOptions, context: PolicyContext): CorsPolicy {
   const { source } = context;
   const allowCredentials = checkBoolean(options.allowCredentials, 'allowCredentials', source);
-  const origin = compileOriginMatcher(options.origin, context);
+  const timeout = options.originTimeout;
+  if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > 60_000)) {
+    throw new CorsOptionsError(source, 'originTimeout', timeout, 'is not a whole number of milliseconds from 1 to 60000', 'use e.g. 2000; a browser waits for the preflight, so keep it short');
+  }
+  const origin = compileOriginMatcher(options.origin, { ...context, timeout: timeout ?? DEFAULT_ORIGIN_TIMEOUT });
   const allowedHeaders = checkNames(options.allowedHeaders, 'allowedHeaders', source);
   const exposedHeaders = checkNames(options.exposedHeaders, 'exposedHeaders', source);
   const allowedMethods = checkNames(options.allowedMethods, 'allowedMethods', source);

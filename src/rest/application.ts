@@ -188,6 +188,8 @@ function fail(res: ServerResponse, error: unknown, what: string, logger: Logger)
     res.destroy();
     return;
   }
+  // A failed handler's cookies are not delivered: a half-done login must not leave a session.
+  res.removeHeader('Set-Cookie');
   sendStatus(res, 500, 'Internal Server Error');
 }
 

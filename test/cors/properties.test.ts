@@ -1,0 +1,103 @@
+/**
+ * Property-based: random origins, methods and header lists against a model of the contract,
+ * written independently of the engine (origins judged by the WHATWG URL parser). No response
+ * grants what the model denies, and no request throws.
+ */
+import t from 'tap';
+import fc from 'fast-check';
+
+import { createCors, type CorsOptions } from '@lib/cors/standalone';
+
+import { fakeExchange } from '../helpers/fake-http.js';
+
+/**
+ * What browsers send, at most 512 bytes: the URL parser's own serialization of the origin; for
+ * schemes it gives no origin to (chrome-extension://id), scheme and a lower-case host alone.
+ */
+function isBrowserOrigin(origin: string): boolean {
+  if (origin.length > 512) return false;
+  try {
+    const url = new URL(origin);
+    if (url.origin !== 'null') return url.origin === origin;
+    return origin === `${url.protocol}//${url.host}` && url.host === url.host.toLowerCase() && /^[a-z0-9._-]+$/.test(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+function underExampleOrg(origin: string): boolean {
+  if (!isBrowserOrigin(origin)) return false;
+  const url = new URL(origin);
+  return url.protocol === 'https:' && url.port === '' && url.hostname.endsWith('.example.org');
+}
+
+interface ModelPolicy {
+  name: string;
+  options: CorsOptions;
+  allows(origin: string): boolean;
+  constant?: string;
+}
+
+const policies: ModelPolicy[] = [
+  { name: "'*'", options: { origin: '*' }, allows: () => true, constant: '*' },
+  { name: 'one origin', options: { origin: 'https://example.com' }, allows: (o) => o === 'https://example.com', constant: 'https://example.com' },
+  {
+    name: 'a list with a pattern and a RegExp',
+    options: { origin: ['https://a.example.com', 'https://*.example.org', /^https:\/\/(www\.)?example\.net$/], allowCredentials: true },
+    allows: (o) => o === 'https://a.example.com' || underExampleOrg(o) || o === 'https://example.net' || o === 'https://www.example.net',
+  },
+  { name: 'reflection', options: { origin: true }, allows: isBrowserOrigin },
+  { name: 'CORS off', options: { origin: false }, allows: () => false },
+];
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+function isReflectable(list: string): boolean {
+  if (list.length === 0 || list.length > 4096) return false;
+  const names = list.split(',').map((name) => name.replace(/^[ \t]+|[ \t]+$/g, ''));
+  return names.length <= 64 && names.every((name) => TOKEN.test(name));
+}
+
+const label = fc.stringMatching(/^[a-z0-9-]{1,12}$/);
+const origins = fc.oneof(
+  fc.constantFrom('https://example.com', 'https://a.example.com', 'https://example.net', 'https://www.example.net', 'null', '', 'file://', 'https://example.com.', 'https://EXAMPLE.com', 'https://example.com:443', 'http://example.com', 'https://evilexample.com', 'https://example.org', 'https://x.example.org.evil.net', 'https://example.com, https://a.example.com'),
+  fc.tuple(fc.constantFrom('http://', 'https://', 'HTTPS://', 'ftp://', 'chrome-extension://'), fc.array(label, { minLength: 1, maxLength: 4 }), fc.constantFrom('', '.example.org', '.example.com', '.example.net', ':8443', ':443', '/', '.', '@evil.net')).map(([scheme, labels, tail]) => `${scheme}${labels.join('.')}${tail}`),
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+);
+const headerLists = fc.oneof(
+  fc.constant(undefined),
+  fc.array(fc.oneof(fc.stringMatching(/^[a-z-]{1,10}$/), fc.string({ maxLength: 6 })), { maxLength: 70 }).map((names) => names.join(fc.sample(fc.constantFrom(',', ', ', ' ,\t'), 1)[0])),
+  fc.string({ maxLength: 60 }),
+);
+const methods = fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'HEAD');
+
+for (const policy of policies) {
+  t.test(`${policy.name}: never a grant the model denies, never a throw`, async (t) => {
+    const cors = createCors(policy.options, { logger: { warn: () => {}, error: () => {} } }).route(['GET', 'PUT'], '/r');
+    await fc.assert(
+      fc.asyncProperty(methods, fc.option(origins, { nil: undefined }), fc.boolean(), headerLists, async (method, origin, preflight, requested) => {
+        const headers: Record<string, string> = {};
+        if (origin !== undefined) headers.origin = origin;
+        if (preflight) headers['access-control-request-method'] = 'PUT';
+        if (requested !== undefined) headers['access-control-request-headers'] = requested;
+        const exchange = fakeExchange(method, '/r', headers);
+        cors.handle(exchange.req, exchange.res, () => (exchange.nextCalled = true));
+        const get = (name: string) => exchange.headers.get(name);
+        const granted = origin !== undefined && policy.allows(origin);
+        const allowOrigin = get('access-control-allow-origin');
+        if (allowOrigin !== undefined && allowOrigin !== policy.constant) {
+          if (!granted || allowOrigin !== origin) return false;
+        }
+        const grantedOrigin = allowOrigin !== undefined && (allowOrigin === '*' || allowOrigin === origin);
+        for (const name of ['access-control-allow-credentials', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers', 'access-control-max-age']) {
+          if (get(name) !== undefined && !(granted && grantedOrigin)) return false;
+        }
+        const reflected = get('access-control-allow-headers');
+        if (reflected !== undefined && (requested === undefined || !isReflectable(requested) || reflected !== requested)) return false;
+        // Every request is either answered or handed on, exactly one of the two.
+        return exchange.ended !== exchange.nextCalled;
+      }),
+      { numRuns: 3000 },
+    );
+  });
+}
