@@ -11,7 +11,16 @@ export const ROUTES: readonly [method: string, path: string][] = [
 ];
 export const BODY = JSON.stringify({ id: 1, name: 'Ada' });
 
-/** Tells the parent process which port the server listens on. */
+/**
+ * Tells the parent process which port the server listens on, and answers its memory probes
+ * (after a full collection when node runs with --expose-gc).
+ */
 export function announce(port: number): void {
   process.send?.({ port });
+  process.on('message', (message: { type?: string }) => {
+    if (message.type !== 'memory') return;
+    (globalThis as { gc?: () => void }).gc?.();
+    const { rss, heapUsed } = process.memoryUsage();
+    process.send?.({ type: 'memory', rss, heapUsed });
+  });
 }
