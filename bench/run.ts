@@ -1,118 +1,235 @@
 /**
- * `npm run bench` (quick) or `npm run bench -- --full`: each server in its own child process,
- * every scenario against every server in alternating rounds, reported as the median
- * requests/s and as a ratio to the ceiling measured in the same run.
+ * `npm run bench` (quick, under 3 minutes) or `npm run bench -- --full`: every server in its own
+ * child process, checked for correct answers, warmed up, then timed with autocannon on every
+ * scenario in alternating rounds. Writes bench/RESULTS.md and bench/results.svg.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { cpus } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import autocannon from 'autocannon';
 
+import { barChart } from './chart.js';
 import { ALLOWED_ORIGIN } from './servers/policy.js';
 
 const full = process.argv.includes('--full');
-const duration = full ? 10 : 3;
-const rounds = full ? 5 : 3;
+const settings = full ? { rounds: 5, seconds: 10, scaleRounds: 3, scaleSeconds: 5 } : { rounds: 3, seconds: 1, scaleRounds: 1, scaleSeconds: 1 };
+const CONNECTIONS = 50;
+const PATH = '/users/42';
+const benchDir = new URL('../../bench/', import.meta.url);
+
+interface Server {
+  name: string;
+  /** Compiled from bench/servers (ours), or bench/peers (JavaScript, with bench/package.json's dependencies). */
+  entry: URL;
+}
+
+const ours = (file: string) => new URL(`servers/${file}.js`, import.meta.url);
+const peer = (file: string) => new URL(`peers/${file}.mjs`, benchDir);
+const servers: Server[] = [
+  { name: 'ceiling (bare node:http)', entry: ours('ceiling') },
+  { name: '@lib/cors standalone', entry: ours('standalone') },
+  { name: '@lib/rest + CorsModule', entry: ours('module') },
+  { name: 'fastify + @fastify/cors', entry: peer('fastify') },
+  { name: 'express + cors', entry: peer('express') },
+  { name: 'hono + hono/cors', entry: peer('hono') },
+];
 
 interface Scenario {
   name: string;
   method: 'GET' | 'OPTIONS';
   headers: Record<string, string>;
-  /** A server that answers fast and wrong does not count: checked before timing. */
-  expect: { status: number; header: [string, string] };
+  /** What a correct answer has; a server that answers fast and wrong is not timed. */
+  check(response: Response, body: string): string | undefined;
 }
 
+const json = (response: Response, body: string) => (response.status === 200 && body.includes('"Ada"') ? undefined : `${response.status} ${body.slice(0, 40)}`);
 const scenarios: Scenario[] = [
   {
     name: 'preflight',
     method: 'OPTIONS',
     headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,x-request-id' },
-    expect: { status: 204, header: ['access-control-allow-headers', 'content-type,x-request-id'] },
+    check: (response) =>
+      response.status >= 200 && response.status < 300 && response.headers.get('access-control-allow-origin') === ALLOWED_ORIGIN && response.headers.get('access-control-allow-headers') === 'content-type,x-request-id' && response.headers.get('access-control-max-age') === '600'
+        ? undefined
+        : `${response.status}, allow-origin ${response.headers.get('access-control-allow-origin')}, allow-headers ${response.headers.get('access-control-allow-headers')}`,
   },
-  { name: 'GET with Origin', method: 'GET', headers: { origin: ALLOWED_ORIGIN }, expect: { status: 200, header: ['access-control-allow-origin', ALLOWED_ORIGIN] } },
-  { name: 'plain OPTIONS', method: 'OPTIONS', headers: {}, expect: { status: 204, header: ['allow', 'GET, HEAD, PUT, OPTIONS'] } },
-  { name: 'GET without Origin', method: 'GET', headers: {}, expect: { status: 200, header: ['content-type', 'application/json'] } },
-];
-const PATH = '/users/42';
-
-/** Each suite's first server is the baseline its ratios are taken against. */
-const suites: { name: string; servers: string[]; scenarios: Scenario[] }[] = [
-  { name: 'CORS', servers: ['ceiling', 'standalone'], scenarios },
   {
-    name: 'host',
-    servers: ['bare', 'host'],
-    scenarios: [{ name: 'GET route', method: 'GET', headers: {}, expect: { status: 200, header: ['content-type', 'application/json; charset=utf-8'] } }],
+    name: 'GET with Origin',
+    method: 'GET',
+    headers: { origin: ALLOWED_ORIGIN },
+    check: (response, body) => json(response, body) ?? (response.headers.get('access-control-allow-origin') === ALLOWED_ORIGIN ? undefined : 'no Access-Control-Allow-Origin'),
   },
+  { name: 'plain OPTIONS', method: 'OPTIONS', headers: {}, check: (response) => (response.status >= 200 && response.status < 300 ? undefined : `answers ${response.status}`) },
+  { name: 'GET without Origin', method: 'GET', headers: {}, check: json },
 ];
-const servers = [...new Set(suites.flatMap((suite) => suite.servers))];
 
-async function start(name: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(fileURLToPath(new URL(`servers/${name}.js`, import.meta.url)), { stdio: 'inherit' });
+interface Running {
+  child: ChildProcess;
+  url: string;
+}
+
+async function start(server: Server, extraRoutes = 0): Promise<Running> {
+  const child = fork(fileURLToPath(server.entry), { stdio: 'inherit', execArgv: ['--expose-gc'], env: { ...process.env, EXTRA_ROUTES: String(extraRoutes) } });
   const [message] = (await once(child, 'message')) as [{ port: number }];
   return { child, url: `http://127.0.0.1:${message.port}` };
 }
 
-async function check(server: string, url: string, scenario: Scenario): Promise<void> {
+async function verdict(url: string, scenario: Scenario): Promise<string | undefined> {
   const response = await fetch(url + PATH, { method: scenario.method, headers: scenario.headers });
-  const [name, value] = scenario.expect.header;
-  const got = response.headers.get(name);
-  // The ceiling does no routing, so its Allow is a constant for another path.
-  if (response.status !== scenario.expect.status || (got !== value && !(server === 'ceiling' && name === 'allow'))) {
-    throw new Error(`${server} answers "${scenario.name}" wrongly: ${response.status}, ${name}: ${got}`);
-  }
+  return scenario.check(response, await response.text());
 }
 
 async function measure(url: string, scenario: Scenario, seconds: number): Promise<{ rps: number; p99: number }> {
-  const result = await autocannon({ url: url + PATH, method: scenario.method, headers: scenario.headers, connections: 50, pipelining: 1, duration: seconds });
-  if (result.errors > 0 || result.non2xx > 0) throw new Error(`errors during ${scenario.name}: ${result.errors} errors, ${result.non2xx} non-2xx`);
+  const result = await autocannon({ url: url + PATH, method: scenario.method, headers: scenario.headers, connections: CONNECTIONS, duration: seconds });
+  if (result.errors > 0 || result.timeouts > 0) throw new Error(`${scenario.name}: ${result.errors} errors, ${result.timeouts} timeouts`);
   return { rps: result.requests.average, p99: result.latency.p99 };
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+async function memory(child: ChildProcess): Promise<{ rss: number; heapUsed: number }> {
+  child.send({ type: 'memory' });
+  for (;;) {
+    const [message] = (await once(child, 'message')) as [{ type?: string; rss: number; heapUsed: number }];
+    if (message.type === 'memory') return message;
+  }
+}
 
-const running = new Map(await Promise.all(servers.map(async (name) => [name, await start(name)] as const)));
-const urlOf = (server: string): string => running.get(server)!.url;
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+/** The peers' dependencies live in bench/package.json, installed here on first use. */
+function ensurePeers(): void {
+  if (existsSync(new URL('node_modules/.package-lock.json', benchDir))) return;
+  console.log('installing the peers (bench/package.json)...');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: fileURLToPath(benchDir), stdio: 'inherit' });
+}
+
+ensurePeers();
+const startedAt = Date.now();
+
+// 1. Scenarios: every server, alternating order each round so drift hits all alike.
+const running = await Promise.all(servers.map((server) => start(server)));
+const wrong = new Map<string, string>();
+const samples = new Map<string, { rps: number[]; p99: number[] }>();
 try {
-  const samples = new Map<string, { rps: number[]; p99: number[] }>();
-  for (const suite of suites) {
-    for (const scenario of suite.scenarios) {
-      for (const server of suite.servers) {
-        await check(server, urlOf(server), scenario);
-        await measure(urlOf(server), scenario, 1); // warm-up
-      }
+  for (const scenario of scenarios) {
+    for (const [index, server] of servers.entries()) {
+      const problem = await verdict(running[index]!.url, scenario);
+      if (problem !== undefined) wrong.set(`${scenario.name}|${server.name}`, problem);
+      else await measure(running[index]!.url, scenario, 0.5); // warm-up
     }
   }
-  for (let round = 0; round < rounds; round++) {
-    for (const suite of suites) {
-      for (const scenario of suite.scenarios) {
-        // Alternate the order each round, so drift on a shared machine hits every server alike.
-        const order = round % 2 === 0 ? suite.servers : [...suite.servers].reverse();
-        for (const server of order) {
-          const key = `${scenario.name}|${server}`;
-          const sample = samples.get(key) ?? { rps: [], p99: [] };
-          const { rps, p99 } = await measure(urlOf(server), scenario, duration);
-          sample.rps.push(rps);
-          sample.p99.push(p99);
-          samples.set(key, sample);
-        }
-      }
-    }
-  }
-  console.log(`\n${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${rounds} rounds of ${duration} s, 50 connections\n`);
-  console.log('| suite | scenario | server | requests/s (median) | p99 ms | vs baseline |');
-  console.log('|---|---|---|---:|---:|---:|');
-  for (const suite of suites) {
-    for (const scenario of suite.scenarios) {
-      const baseline = median(samples.get(`${scenario.name}|${suite.servers[0]}`)!.rps);
-      for (const server of suite.servers) {
-        const sample = samples.get(`${scenario.name}|${server}`)!;
-        const rps = median(sample.rps);
-        console.log(`| ${suite.name} | ${scenario.name} | ${server} | ${Math.round(rps)} | ${median(sample.p99)} | ${((rps / baseline) * 100).toFixed(1)}% |`);
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const scenario of scenarios) {
+      const order = round % 2 === 0 ? [...servers.keys()] : [...servers.keys()].reverse();
+      for (const index of order) {
+        const key = `${scenario.name}|${servers[index]!.name}`;
+        if (wrong.has(key)) continue;
+        const { rps, p99 } = await measure(running[index]!.url, scenario, settings.seconds);
+        const sample = samples.get(key) ?? { rps: [], p99: [] };
+        sample.rps.push(rps);
+        sample.p99.push(p99);
+        samples.set(key, sample);
       }
     }
   }
 } finally {
-  for (const { child } of running.values()) child.kill();
+  for (const { child } of running) child.kill();
 }
+
+// 1b. The host's own cost: a GET route of @lib/rest against a bare handler writing the same body.
+const hostPair = [
+  { name: 'bare node:http handler', entry: ours('bare') },
+  { name: '@lib/rest route', entry: ours('host') },
+];
+const hostScenario = scenarios[3]!;
+const hostRunning = await Promise.all(hostPair.map((server) => start(server)));
+const hostSamples: number[][] = [[], []];
+try {
+  for (const [index, server] of hostPair.entries()) {
+    const problem = await verdict(hostRunning[index]!.url, hostScenario);
+    if (problem !== undefined) throw new Error(`${server.name} answers wrongly: ${problem}`);
+    await measure(hostRunning[index]!.url, hostScenario, 0.5);
+  }
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) hostSamples[index]!.push((await measure(hostRunning[index]!.url, hostScenario, settings.seconds)).rps);
+  }
+} finally {
+  for (const { child } of hostRunning) child.kill();
+}
+
+// 2. Route-table scale: GET with Origin on a route registered after N others.
+const scaleSizes = [10, 1000, 10000];
+const scaleScenario = scenarios[1]!;
+const scale = new Map<string, number[]>();
+for (const size of scaleSizes) {
+  for (const server of servers.slice(1)) {
+    const instance = await start(server, size);
+    try {
+      // Some routers build their matcher lazily, in seconds for 10,000 routes: a few requests first.
+      let problem: string | undefined;
+      for (let i = 0; i < 3; i++) problem ??= await verdict(instance.url, scaleScenario);
+      if (problem !== undefined) continue;
+      await measure(instance.url, scaleScenario, 0.5);
+      const values: number[] = [];
+      for (let round = 0; round < settings.scaleRounds; round++) values.push((await measure(instance.url, scaleScenario, settings.scaleSeconds)).rps);
+      scale.set(`${size}|${server.name}`, values);
+    } finally {
+      instance.child.kill();
+    }
+  }
+}
+
+// 3. Memory: the standalone middleware after a warm-up and after 1,000,000 preflights.
+const memoryServer = await start(servers[1]!);
+let memoryReport: string;
+try {
+  const preflight = scenarios[0]!;
+  await autocannon({ url: memoryServer.url + PATH, method: preflight.method, headers: preflight.headers, connections: CONNECTIONS, amount: 50_000 });
+  const before = await memory(memoryServer.child);
+  const result = await autocannon({ url: memoryServer.url + PATH, method: preflight.method, headers: preflight.headers, connections: CONNECTIONS, amount: 1_000_000 });
+  const after = await memory(memoryServer.child);
+  memoryReport = `${result.requests.total.toLocaleString('en')} preflights to the standalone middleware: RSS ${mb(before.rss)} -> ${mb(after.rss)} MB, heap after GC ${mb(before.heapUsed)} -> ${mb(after.heapUsed)} MB (${result.errors} errors).`;
+} finally {
+  memoryServer.child.kill();
+}
+
+// 4. The report.
+const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB`;
+const header = `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${machine}; ${full ? 'full' : 'quick'} mode: ${settings.rounds} rounds of ${settings.seconds} s per scenario and server, ${CONNECTIONS} connections, median of the rounds; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`;
+const lines: string[] = ['# Benchmark results', '', header, '', '| scenario | server | requests/s | p99 ms | vs ceiling |', '|---|---|---:|---:|---:|'];
+const ratios: { group: string; bars: { label: string; value: number | undefined }[] }[] = [];
+for (const scenario of scenarios) {
+  const ceiling = median(samples.get(`${scenario.name}|${servers[0]!.name}`)!.rps);
+  const bars: { label: string; value: number | undefined }[] = [];
+  for (const server of servers) {
+    const key = `${scenario.name}|${server.name}`;
+    const problem = wrong.get(key);
+    if (problem !== undefined) {
+      lines.push(`| ${scenario.name} | ${server.name} | not timed: answers wrongly (${problem}) | | |`);
+      bars.push({ label: server.name, value: undefined });
+      continue;
+    }
+    const sample = samples.get(key)!;
+    const rps = median(sample.rps);
+    lines.push(`| ${scenario.name} | ${server.name} | ${Math.round(rps).toLocaleString('en')} | ${median(sample.p99)} | ${((rps / ceiling) * 100).toFixed(1)}% |`);
+    bars.push({ label: server.name, value: (rps / ceiling) * 100 });
+  }
+  ratios.push({ group: scenario.name, bars });
+}
+lines.push('', `## Route-table scale: GET with Origin, with N routes registered before it`, '', `| server | ${scaleSizes.map((size) => `${size} routes`).join(' | ')} | ${scaleSizes.at(-1)} vs ${scaleSizes[0]} |`, `|---|${scaleSizes.map(() => '---:').join('|')}|---:|`);
+for (const server of servers.slice(1)) {
+  const values = scaleSizes.map((size) => scale.get(`${size}|${server.name}`));
+  const first = values[0] === undefined ? undefined : median(values[0]);
+  const last = values.at(-1) === undefined ? undefined : median(values.at(-1)!);
+  lines.push(`| ${server.name} | ${values.map((value) => (value === undefined ? 'n/a' : Math.round(median(value)).toLocaleString('en'))).join(' | ')} | ${first && last ? `${((last / first) * 100).toFixed(0)}%` : 'n/a'} |`);
+}
+const [bareRps, hostRps] = hostSamples.map(median) as [number, number];
+lines.push('', '## The host alone', '', `A GET route of @lib/rest: ${Math.round(hostRps).toLocaleString('en')} requests/s, ${((hostRps / bareRps) * 100).toFixed(1)}% of a bare node:http handler writing the same body (${Math.round(bareRps).toLocaleString('en')}).`);
+lines.push('', '## Memory', '', memoryReport, '');
+const report = lines.join('\n');
+console.log(`\n${report}`);
+writeFileSync(new URL('RESULTS.md', benchDir), report);
+writeFileSync(new URL('results.svg', benchDir), barChart(`Requests per second as a share of the bare node:http ceiling (${new Date().toISOString().slice(0, 10)}, Node ${process.version})`, ratios));

@@ -1,7 +1,8 @@
 /** The benchmark routes as @lib/rest controllers, each answering the same JSON body. */
+import type { Class } from '@lib/core';
 import { controller, RequestContext, route } from '@lib/rest';
 
-import { BODY } from './policy.js';
+import { BODY, EXTRA_PATHS } from './policy.js';
 
 function sendBody(ctx: RequestContext): void {
   ctx.rawRes.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -38,4 +39,18 @@ export class PostsController {
   comments(ctx: RequestContext) {
     sendBody(ctx);
   }
+}
+
+/** The scale case's extra routes, on one controller built at run time (decorators applied by hand). */
+export function scaleControllers(): Class[] {
+  if (EXTRA_PATHS.length === 0) return [];
+  class ScaleController {
+    get(ctx: RequestContext) {
+      sendBody(ctx);
+    }
+  }
+  const descriptor = Object.getOwnPropertyDescriptor(ScaleController.prototype, 'get')!;
+  for (const path of EXTRA_PATHS) route('GET', path)(ScaleController.prototype, 'get', descriptor);
+  controller()(ScaleController);
+  return [ScaleController];
 }

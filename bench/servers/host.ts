@@ -1,10 +1,10 @@
 /** @lib/rest alone: the benchmark routes, each answering the same JSON body. */
 import { RestApplication, restRootModule } from '@lib/rest';
 
-import { PostsController, UsersController } from './controllers.js';
+import { PostsController, scaleControllers, UsersController } from './controllers.js';
 import { announce } from './policy.js';
 
-@restRootModule({ controllers: [UsersController, PostsController] })
+@restRootModule({ controllers: [...scaleControllers(), UsersController, PostsController] })
 class BenchModule {}
 
 const app = await RestApplication.create(BenchModule);

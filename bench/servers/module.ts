@@ -2,10 +2,10 @@
 import { CorsModule } from '@lib/cors';
 import { RestApplication, restRootModule } from '@lib/rest';
 
-import { PostsController, UsersController } from './controllers.js';
+import { PostsController, scaleControllers, UsersController } from './controllers.js';
 import { ALLOWED_ORIGIN, announce, MAX_AGE } from './policy.js';
 
-@restRootModule({ imports: [CorsModule.withOpts({ origin: ALLOWED_ORIGIN, maxAge: MAX_AGE })], controllers: [UsersController, PostsController] })
+@restRootModule({ imports: [CorsModule.withOpts({ origin: ALLOWED_ORIGIN, maxAge: MAX_AGE })], controllers: [...scaleControllers(), UsersController, PostsController] })
 class BenchModule {}
 
 const app = await RestApplication.create(BenchModule);

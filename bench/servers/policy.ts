@@ -12,6 +12,12 @@ export const ROUTES: readonly [method: string, path: string][] = [
 export const BODY = JSON.stringify({ id: 1, name: 'Ada' });
 
 /**
+ * For the route-table scale case: EXTRA_ROUTES more GET routes, registered before the ones the
+ * scenarios hit, so a router that scans in order pays for all of them.
+ */
+export const EXTRA_PATHS: readonly string[] = Array.from({ length: Number(process.env.EXTRA_ROUTES ?? 0) }, (_, i) => `/scale${i}/items/:id`);
+
+/**
  * Tells the parent process which port the server listens on, and answers its memory probes
  * (after a full collection when node runs with --expose-gc).
  */

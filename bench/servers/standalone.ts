@@ -4,10 +4,10 @@ import { createServer } from 'node:http';
 import Router from 'find-my-way';
 import { createCors } from '@lib/cors/standalone';
 
-import { ALLOWED_ORIGIN, announce, BODY, MAX_AGE, ROUTES } from './policy.js';
+import { ALLOWED_ORIGIN, announce, BODY, EXTRA_PATHS, MAX_AGE, ROUTES } from './policy.js';
 
 const router = Router();
-for (const [method, path] of ROUTES) {
+for (const [method, path] of [...EXTRA_PATHS.map((path) => ['GET', path] as const), ...ROUTES]) {
   router.on(method as 'GET', path, (_req, res) => {
     res.setHeader('Content-Type', 'application/json');
     res.end(BODY);
