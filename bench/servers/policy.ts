@@ -18,15 +18,19 @@ export const BODY = JSON.stringify({ id: 1, name: 'Ada' });
 export const EXTRA_PATHS: readonly string[] = Array.from({ length: Number(process.env.EXTRA_ROUTES ?? 0) }, (_, i) => `/scale${i}/items/:id`);
 
 /**
- * Tells the parent process which port the server listens on, and answers its memory probes
- * (after a full collection when node runs with --expose-gc).
+ * Tells the parent process which port the server listens on, and answers its probes: CPU time
+ * used so far, and memory (after a full collection when node runs with --expose-gc).
  */
 export function announce(port: number): void {
   process.send?.({ port });
   process.on('message', (message: { type?: string }) => {
-    if (message.type !== 'memory') return;
-    (globalThis as { gc?: () => void }).gc?.();
-    const { rss, heapUsed } = process.memoryUsage();
-    process.send?.({ type: 'memory', rss, heapUsed });
+    if (message.type === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ type: 'cpu', micros: user + system });
+    } else if (message.type === 'memory') {
+      (globalThis as { gc?: () => void }).gc?.();
+      const { rss, heapUsed } = process.memoryUsage();
+      process.send?.({ type: 'memory', rss, heapUsed });
+    }
   });
 }

@@ -6,7 +6,7 @@ import { CorsOptionsError } from './errors.js';
 import { mergeCorsOptions, sameOptions, type CorsLogger, type CorsOptions } from './options.js';
 import type { PathTable } from './path-table.js';
 import { checkOptionsObject, compilePolicy, type CorsPolicy } from './policy.js';
-import { endEmpty, setActualHeaders, setAlwaysOnHeaders, setPreflightHeaders } from './responses.js';
+import { endEmpty, setActualHeaders, setAlwaysOnHeaders, setPreflightHeaders, writePreflight } from './responses.js';
 import { RouteTree, type PathLookup, type PathMatching } from './route-tree.js';
 
 export type Next = (error?: unknown) => void;
@@ -207,6 +207,10 @@ type Continuation = (table: PathTable, req: IncomingMessage, res: ServerResponse
 
 /** Row 4: a preflight, answered here unless `preflightContinue`. */
 const answerPreflight: Continuation = (table, req, res, allowedOrigin) => {
+  if (!table.policy.preflightContinue && res.getHeaderNames().length === 0) {
+    writePreflight(table, req, res, allowedOrigin, table.policy.optionsSuccessStatus);
+    return false;
+  }
   setPreflightHeaders(table, req, res, allowedOrigin);
   if (table.policy.preflightContinue) return true;
   endEmpty(res, table.policy.optionsSuccessStatus);

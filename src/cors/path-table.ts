@@ -21,6 +21,10 @@ export interface PathTable {
   readonly preflightHeaders: readonly string[];
   /** Rule C: what a preflight answer depends on, already joined. */
   readonly preflightVary: string | undefined;
+  /** A whole refused preflight answer for a response nothing else has touched: flat pairs. */
+  readonly preflightRefused: readonly string[];
+  /** A whole granted preflight answer but for the echoed origin and reflected headers: flat pairs. */
+  readonly preflightGranted: readonly string[];
 }
 
 /** Methods covered when no route is registered (the `cors` package's default list). */
@@ -47,16 +51,25 @@ export function buildPathTable(policy: CorsPolicy, methods: Iterable<string>): P
   if (policy.reflectRequestHeaders) preflightVary.push('Access-Control-Request-Headers');
   if (policy.allowPrivateNetwork) preflightVary.push('Access-Control-Request-Private-Network');
 
+  const constantAllowOrigin = origin.kind === 'any' ? '*' : origin.kind === 'fixed' ? origin.origin : undefined;
+  const preflightRefused: string[] = [];
+  if (preflightVary.length > 0) preflightRefused.push('Vary', preflightVary.join(', '));
+  if (constantAllowOrigin !== undefined) preflightRefused.push('Access-Control-Allow-Origin', constantAllowOrigin);
+  preflightRefused.push('Content-Length', '0');
+  const preflightGranted = [...preflightRefused, ...preflightHeaders];
+
   // Not frozen here: the route tree adds methods to a path in place, then freezes at seal.
   return {
     policy,
     allow: allowed,
     explicitOptions: registered.includes('OPTIONS'),
-    constantAllowOrigin: origin.kind === 'any' ? '*' : origin.kind === 'fixed' ? origin.origin : undefined,
+    constantAllowOrigin,
     varyOnOrigin: origin.kind === 'dynamic',
     actualHeaders: Object.freeze(actualHeaders),
     preflightHeaders: Object.freeze(preflightHeaders),
     preflightVary: preflightVary.length === 0 ? undefined : preflightVary.join(', '),
+    preflightRefused: Object.freeze(preflightRefused),
+    preflightGranted: Object.freeze(preflightGranted),
   };
 }
 

@@ -30,16 +30,38 @@ export function setPreflightHeaders(table: PathTable, req: IncomingMessage, res:
   if (origin === undefined) return;
   if (table.varyOnOrigin) res.setHeader('Access-Control-Allow-Origin', origin);
   setPairs(res, table.preflightHeaders);
-  const policy = table.policy;
-  if (policy.reflectRequestHeaders) {
-    const requested = req.headers['access-control-request-headers'];
-    if (requested !== undefined && requested !== '' && isReflectableHeaderList(requested)) {
-      res.setHeader('Access-Control-Allow-Headers', requested);
-    }
+  const requested = reflectedRequestHeaders(table, req);
+  if (requested !== undefined) res.setHeader('Access-Control-Allow-Headers', requested);
+  if (grantsPrivateNetwork(table, req)) res.setHeader('Access-Control-Allow-Private-Network', 'true');
+}
+
+/**
+ * Rule C, whole, for a response nothing else has touched (the usual case): one writeHead() of
+ * a list built at start-up, plus at most three request-dependent pairs.
+ */
+export function writePreflight(table: PathTable, req: IncomingMessage, res: ServerResponse, origin: string | undefined, status: number): void {
+  if (origin === undefined) {
+    res.writeHead(status, table.preflightRefused as string[]);
+  } else {
+    const headers = table.preflightGranted.slice();
+    if (table.varyOnOrigin) headers.push('Access-Control-Allow-Origin', origin);
+    const requested = reflectedRequestHeaders(table, req);
+    if (requested !== undefined) headers.push('Access-Control-Allow-Headers', requested);
+    if (grantsPrivateNetwork(table, req)) headers.push('Access-Control-Allow-Private-Network', 'true');
+    res.writeHead(status, headers);
   }
-  if (policy.allowPrivateNetwork && req.headers['access-control-request-private-network'] === 'true') {
-    res.setHeader('Access-Control-Allow-Private-Network', 'true');
-  }
+  res.end();
+}
+
+/** The request's header list, when the policy reflects it and it passes validation. */
+function reflectedRequestHeaders(table: PathTable, req: IncomingMessage): string | undefined {
+  if (!table.policy.reflectRequestHeaders) return undefined;
+  const requested = req.headers['access-control-request-headers'];
+  return requested !== undefined && requested !== '' && isReflectableHeaderList(requested) ? requested : undefined;
+}
+
+function grantsPrivateNetwork(table: PathTable, req: IncomingMessage): boolean {
+  return table.policy.allowPrivateNetwork && req.headers['access-control-request-private-network'] === 'true';
 }
 
 /**

@@ -75,12 +75,14 @@ for (const policy of policies) {
   t.test(`${policy.name}: never a grant the model denies, never a throw`, async (t) => {
     const cors = createCors(policy.options, { logger: { warn: () => {}, error: () => {} } }).route(['GET', 'PUT'], '/r');
     await fc.assert(
-      fc.asyncProperty(methods, fc.option(origins, { nil: undefined }), fc.boolean(), headerLists, async (method, origin, preflight, requested) => {
+      fc.asyncProperty(methods, fc.option(origins, { nil: undefined }), fc.boolean(), headerLists, fc.boolean(), async (method, origin, preflight, requested, touched) => {
         const headers: Record<string, string> = {};
         if (origin !== undefined) headers.origin = origin;
         if (preflight) headers['access-control-request-method'] = 'PUT';
         if (requested !== undefined) headers['access-control-request-headers'] = requested;
         const exchange = fakeExchange(method, '/r', headers);
+        // A header set by an earlier middleware sends preflights down the setHeader path instead of one writeHead.
+        if (touched) exchange.res.setHeader('X-Earlier', '1');
         cors.handle(exchange.req, exchange.res, () => (exchange.nextCalled = true));
         const get = (name: string) => exchange.headers.get(name);
         const granted = origin !== undefined && policy.allows(origin);

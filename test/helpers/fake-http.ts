@@ -26,6 +26,12 @@ export function fakeExchange(method: string, url: string, headers: Record<string
     getHeader: (name: string) => exchange.headers.get(name.toLowerCase()),
     hasHeader: (name: string) => exchange.headers.has(name.toLowerCase()),
     removeHeader: (name: string) => exchange.headers.delete(name.toLowerCase()),
+    getHeaderNames: () => [...exchange.headers.keys()],
+    writeHead(status: number, pairs: string[] = []) {
+      exchange.res.statusCode = status;
+      for (let i = 0; i < pairs.length; i += 2) exchange.headers.set(pairs[i]!.toLowerCase(), pairs[i + 1]!);
+      return this;
+    },
     end() {
       exchange.ended = true;
       return this;
