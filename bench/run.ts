@@ -15,7 +15,9 @@ import { barChart } from './chart.js';
 import { ALLOWED_ORIGIN } from './servers/policy.js';
 
 const full = process.argv.includes('--full');
-const settings = full ? { rounds: 5, seconds: 10, scaleRounds: 3, scaleSeconds: 5 } : { rounds: 3, seconds: 1, scaleRounds: 1, scaleSeconds: 1 };
+const settings = full
+  ? { rounds: 5, seconds: 10, scaleRounds: 3, scaleSeconds: 5, memoryPreflights: 1_000_000 }
+  : { rounds: 3, seconds: 0.7, scaleRounds: 1, scaleSeconds: 1, memoryPreflights: 200_000 };
 const CONNECTIONS = 50;
 const PATH = '/users/42';
 const benchDir = new URL('../../bench/', import.meta.url);
@@ -187,7 +189,7 @@ for (const size of scaleSizes) {
       let problem: string | undefined;
       for (let i = 0; i < 3; i++) problem ??= await verdict(instance.url, scaleScenario);
       if (problem !== undefined) continue;
-      await measure(instance, scaleScenario, 0.5);
+      await measure(instance, scaleScenario, 0.3);
       const values: number[] = [];
       for (let round = 0; round < settings.scaleRounds; round++) values.push((await measure(instance, scaleScenario, settings.scaleSeconds)).cpu);
       scale.set(`${size}|${server.name}`, values);
@@ -197,14 +199,14 @@ for (const size of scaleSizes) {
   }
 }
 
-// 3. Memory: the standalone middleware after a warm-up and after 1,000,000 preflights.
+// 3. Memory: the standalone middleware after a warm-up and after 1,000,000 preflights (200,000 in quick mode).
 const memoryServer = await start(servers[1]!);
 let memoryReport: string;
 try {
   const preflight = scenarios[0]!;
   await autocannon({ url: memoryServer.url + PATH, method: preflight.method, headers: preflight.headers, connections: CONNECTIONS, amount: 50_000 });
   const before = await probe<{ rss: number; heapUsed: number }>(memoryServer.child, 'memory');
-  const result = await autocannon({ url: memoryServer.url + PATH, method: preflight.method, headers: preflight.headers, connections: CONNECTIONS, amount: 1_000_000 });
+  const result = await autocannon({ url: memoryServer.url + PATH, method: preflight.method, headers: preflight.headers, connections: CONNECTIONS, amount: settings.memoryPreflights });
   const after = await probe<{ rss: number; heapUsed: number }>(memoryServer.child, 'memory');
   memoryReport = `${result.requests.total.toLocaleString('en')} preflights to the standalone middleware: RSS ${mb(before.rss)} -> ${mb(after.rss)} MB, heap after GC ${mb(before.heapUsed)} -> ${mb(after.heapUsed)} MB (${result.errors} errors).`;
 } finally {
