@@ -19,7 +19,7 @@ export function barChart(title: string, groups: BarGroup[]): string {
   const max = Math.max(110, ...groups.flatMap((group) => group.bars.map((bar) => bar.value ?? 0)));
   const y = (value: number) => top + plotHeight - (value / max) * plotHeight;
   const width = left + groups.length * groupWidth + 20;
-  const legendTop = top + plotHeight + 45;
+  const legendTop = top + plotHeight + 62;
   const height = legendTop + Math.ceil(labels.length / 3) * 20 + 10;
   const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const parts: string[] = [
@@ -50,6 +50,6 @@ export function barChart(title: string, groups: BarGroup[]): string {
     const ly = legendTop + Math.floor(index / 3) * 20;
     parts.push(`<rect x="${x}" y="${ly - 9}" width="10" height="10" fill="${COLORS[index % COLORS.length]}"/>`, `<text x="${x + 14}" y="${ly}">${escape(label)}</text>`);
   });
-  parts.push(`<text x="${left}" y="${legendTop - 18}" fill="#c62828">x: not timed, the server answers that scenario wrongly</text>`, '</svg>');
+  parts.push(`<text x="${left}" y="${legendTop - 24}" fill="#c62828">x: not timed, the server answers that scenario wrongly</text>`, '</svg>');
   return parts.join('\n');
 }
