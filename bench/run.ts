@@ -3,8 +3,7 @@
  * child process, checked for correct answers, warmed up, then timed with autocannon on every
  * scenario in alternating rounds. Writes bench/RESULTS.md and bench/results.svg.
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 import { barChart } from './chart.js';
+import { probe, startServer, type Running } from './child.js';
 import { ALLOWED_ORIGIN } from './servers/policy.js';
 
 const full = process.argv.includes('--full');
@@ -68,16 +68,7 @@ const scenarios: Scenario[] = [
   { name: 'GET without Origin', method: 'GET', headers: {}, check: json },
 ];
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-}
-
-async function start(server: Server, extraRoutes = 0): Promise<Running> {
-  const child = fork(fileURLToPath(server.entry), { stdio: 'inherit', execArgv: ['--expose-gc'], env: { ...process.env, EXTRA_ROUTES: String(extraRoutes) } });
-  const [message] = (await once(child, 'message')) as [{ port: number }];
-  return { child, url: `http://127.0.0.1:${message.port}` };
-}
+const start = (server: Server, extraRoutes = 0): Promise<Running> => startServer(server.entry, { EXTRA_ROUTES: String(extraRoutes) });
 
 async function verdict(url: string, scenario: Scenario): Promise<string | undefined> {
   const response = await fetch(url + PATH, { method: scenario.method, headers: scenario.headers });
@@ -90,19 +81,11 @@ async function verdict(url: string, scenario: Scenario): Promise<string | undefi
  * costs the server, which is what the library controls.
  */
 async function measure(server: Running, scenario: Scenario, seconds: number): Promise<{ rps: number; p99: number; cpu: number }> {
-  const cpuBefore = await probe<{ micros: number }>(server.child, 'cpu');
+  const cpuBefore = await probe(server.child, 'cpu');
   const result = await autocannon({ url: server.url + PATH, method: scenario.method, headers: scenario.headers, connections: CONNECTIONS, duration: seconds });
-  const cpuAfter = await probe<{ micros: number }>(server.child, 'cpu');
+  const cpuAfter = await probe(server.child, 'cpu');
   if (result.errors > 0 || result.timeouts > 0) throw new Error(`${scenario.name}: ${result.errors} errors, ${result.timeouts} timeouts`);
   return { rps: result.requests.average, p99: result.latency.p99, cpu: (cpuAfter.micros - cpuBefore.micros) / result.requests.total };
-}
-
-async function probe<T>(child: ChildProcess, type: 'cpu' | 'memory'): Promise<T> {
-  child.send({ type });
-  for (;;) {
-    const [message] = (await once(child, 'message')) as [T & { type?: string }];
-    if (message.type === type) return message;
-  }
 }
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -205,9 +188,9 @@ let memoryReport: string;
 try {
   const preflight = scenarios[0]!;
   await autocannon({ url: memoryServer.url + PATH, method: preflight.method, headers: preflight.headers, connections: CONNECTIONS, amount: 50_000 });
-  const before = await probe<{ rss: number; heapUsed: number }>(memoryServer.child, 'memory');
+  const before = await probe(memoryServer.child, 'memory');
   const result = await autocannon({ url: memoryServer.url + PATH, method: preflight.method, headers: preflight.headers, connections: CONNECTIONS, amount: settings.memoryPreflights });
-  const after = await probe<{ rss: number; heapUsed: number }>(memoryServer.child, 'memory');
+  const after = await probe(memoryServer.child, 'memory');
   memoryReport = `${result.requests.total.toLocaleString('en')} preflights to the standalone middleware: RSS ${mb(before.rss)} -> ${mb(after.rss)} MB, heap after GC ${mb(before.heapUsed)} -> ${mb(after.heapUsed)} MB (${result.errors} errors).`;
 } finally {
   memoryServer.child.kill();

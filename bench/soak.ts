@@ -4,13 +4,11 @@
  * included. Fails on any error or unexpected status, and reports RSS and heap (after a full
  * collection) at the start and the end; writes bench/SOAK.md unless --no-write.
  */
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 
 import autocannon from 'autocannon';
 
+import { probe, startServer } from './child.js';
 import { ALLOWED_ORIGIN } from './servers/policy.js';
 
 const argument = (name: string): string | undefined => {
@@ -33,25 +31,13 @@ const requests = [
   { method: 'POST', path: '/users?x=1', headers: { origin: ALLOWED_ORIGIN, 'content-type': 'application/json' }, body: '{}' },
 ] as const;
 
-interface Memory {
-  rss: number;
-  heapUsed: number;
-}
-
-const child = fork(fileURLToPath(new URL('servers/module.js', import.meta.url)), { execArgv: ['--expose-gc'], stdio: 'inherit' });
-const [{ port }] = (await once(child, 'message')) as [{ port: number }];
-const memory = async (): Promise<Memory> => {
-  child.send({ type: 'memory' });
-  for (;;) {
-    const [message] = (await once(child, 'message')) as [Memory & { type?: string }];
-    if (message.type === 'memory') return message;
-  }
-};
+const { child, url } = await startServer(new URL('servers/module.js', import.meta.url));
+const memory = () => probe(child, 'memory');
 
 try {
-  const warmUp = await autocannon({ url: `http://127.0.0.1:${port}`, requests: [...requests], connections: 20, duration: 2 });
+  const warmUp = await autocannon({ url, requests: [...requests], connections: 20, duration: 2 });
   const start = await memory();
-  const result = await autocannon({ url: `http://127.0.0.1:${port}`, requests: [...requests], connections: 50, duration: seconds });
+  const result = await autocannon({ url, requests: [...requests], connections: 50, duration: seconds });
   const end = await memory();
   const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
   const report = {

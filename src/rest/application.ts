@@ -5,6 +5,7 @@ import Router from 'find-my-way';
 import { getModuleDefinition, ModuleTree, StartupError, tokenName, type Class, type ModuleNode } from '@lib/core';
 
 import type { RestModuleMetadata } from './decorators.js';
+import { endWithBody, JSON_TYPE, TEXT } from './request-context.js';
 import { collectControllerRoutes, hookRoute, type CompiledRoute, type RouteDefinition, type RouteHandler, type RouteInfo } from './routes.js';
 
 /** A step in front of the router, Connect-style. */
@@ -166,11 +167,8 @@ function settle(req: IncomingMessage, res: ServerResponse, value: unknown, logge
 /** A route method may return what to send instead of sending it (it throws on what JSON cannot hold). */
 function sendResult(res: ServerResponse, value: unknown): void {
   if (value === undefined || res.writableEnded) return;
-  const isText = typeof value === 'string';
-  const body = isText ? value : (JSON.stringify(value) ?? 'null');
-  if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', isText ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
+  if (typeof value === 'string') endWithBody(res, value, TEXT, false);
+  else endWithBody(res, JSON.stringify(value) ?? 'null', JSON_TYPE, false);
 }
 
 /** 405 with `Allow` when the path exists under other methods (RFC 9110 15.5.6), else 404. */
@@ -195,7 +193,5 @@ function fail(res: ServerResponse, error: unknown, what: string, logger: Logger)
 
 function sendStatus(res: ServerResponse, status: number, text: string): void {
   res.statusCode = status;
-  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
+  endWithBody(res, text, TEXT, true);
 }

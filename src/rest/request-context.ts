@@ -22,19 +22,25 @@ export class RequestContext {
 
   /** Ends the response with `body` (text unless a Content-Type is already set). */
   send(body: string | Buffer = '', status = 200): void {
-    const res = this.rawRes;
-    res.statusCode = status;
-    if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream');
-    res.setHeader('Content-Length', Buffer.byteLength(body));
-    res.end(body);
+    this.rawRes.statusCode = status;
+    endWithBody(this.rawRes, body, typeof body === 'string' ? TEXT : 'application/octet-stream', false);
   }
 
   sendJson(value: unknown, status = 200): void {
-    const res = this.rawRes;
-    const body = JSON.stringify(value) ?? 'null';
-    res.statusCode = status;
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(body));
-    res.end(body);
+    this.rawRes.statusCode = status;
+    endWithBody(this.rawRes, JSON.stringify(value) ?? 'null', JSON_TYPE, true);
   }
+}
+
+export const TEXT = 'text/plain; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Ends `res` with `body` and its Content-Length. `type` replaces any Content-Type already set
+ * when `replaceType`, else only fills one in. The status is the caller's.
+ */
+export function endWithBody(res: ServerResponse, body: string | Buffer, type: string, replaceType: boolean): void {
+  if (replaceType || !res.hasHeader('Content-Type')) res.setHeader('Content-Type', type);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }
