@@ -4,7 +4,7 @@ const COLORS = ['#9e9e9e', '#1565c0', '#42a5f5', '#2e7d32', '#ef6c00', '#8e24aa'
 
 export interface BarGroup {
   group: string;
-  /** `undefined`: not timed (the server answered wrongly). */
+  /** `undefined`: not measured (the server answered wrongly). */
   bars: { label: string; value: number | undefined }[];
 }
 
@@ -50,6 +50,6 @@ export function barChart(title: string, groups: BarGroup[]): string {
     const ly = legendTop + Math.floor(index / 3) * 20;
     parts.push(`<rect x="${x}" y="${ly - 9}" width="10" height="10" fill="${COLORS[index % COLORS.length]}"/>`, `<text x="${x + 14}" y="${ly}">${escape(label)}</text>`);
   });
-  parts.push(`<text x="${left}" y="${legendTop - 24}" fill="#c62828">x: not timed, the server answers that scenario wrongly</text>`, '</svg>');
+  parts.push(`<text x="${left}" y="${legendTop - 24}" fill="#c62828">x: not measured, the server answers that scenario wrongly</text>`, '</svg>');
   return parts.join('\n');
 }

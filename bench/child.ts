@@ -8,9 +8,14 @@ export interface Running {
   url: string;
 }
 
-/** Starts `entry` with --expose-gc (for memory probes after a full collection); resolves once it listens. */
-export async function startServer(entry: URL, env: Record<string, string> = {}): Promise<Running> {
-  const child = fork(fileURLToPath(entry), { stdio: 'inherit', execArgv: ['--expose-gc'], env: { ...process.env, ...env } });
+/**
+ * Starts `entry` with --expose-gc (for memory probes after a full collection); resolves once it
+ * listens. `wrapper` runs node under another program (valgrind), which keeps the IPC channel.
+ */
+export async function startServer(entry: URL, env: Record<string, string> = {}, wrapper: readonly string[] = []): Promise<Running> {
+  const [execPath = process.execPath, ...wrapperArgs] = wrapper;
+  const execArgv = wrapper.length === 0 ? ['--expose-gc'] : [...wrapperArgs, process.execPath, '--expose-gc'];
+  const child = fork(fileURLToPath(entry), { stdio: 'inherit', execPath, execArgv, env: { ...process.env, ...env } });
   const [message] = (await once(child, 'message')) as [{ port: number }];
   return { child, url: `http://127.0.0.1:${message.port}` };
 }

@@ -1,29 +1,26 @@
 /**
  * The ceiling: a bare node:http server writing the same headers as the CORS servers from
- * constants, with no routing and no checks. Nothing correct can be faster.
+ * constants, with no routing and no checks, each answer in one writeHead() of a prebuilt list
+ * (cheaper than setHeader() one by one). Nothing correct can be faster.
  */
 import { createServer } from 'node:http';
 
 import { ALLOWED_ORIGIN, announce, BODY, MAX_AGE } from './policy.js';
 
+const ALLOW_ORIGIN = ['Access-Control-Allow-Origin', ALLOWED_ORIGIN];
+const EMPTY = ['Content-Length', '0'];
+const PREFLIGHT = [...ALLOW_ORIGIN, 'Vary', 'Access-Control-Request-Headers', 'Access-Control-Allow-Methods', 'GET, HEAD, PUT, OPTIONS', 'Access-Control-Max-Age', String(MAX_AGE), ...EMPTY];
+const OPTIONS = [...ALLOW_ORIGIN, 'Allow', 'GET, HEAD, PUT, OPTIONS', ...EMPTY];
+const JSON_BODY = [...ALLOW_ORIGIN, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(BODY))];
+
 const server = createServer((req, res) => {
-  res.setHeader('Access-Control-Allow-Origin', ALLOWED_ORIGIN);
-  if (req.method === 'OPTIONS') {
-    if (req.headers['access-control-request-method'] !== undefined) {
-      res.setHeader('Vary', 'Access-Control-Request-Headers');
-      res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
-      const requested = req.headers['access-control-request-headers'];
-      if (requested !== undefined) res.setHeader('Access-Control-Allow-Headers', requested);
-      res.setHeader('Access-Control-Max-Age', String(MAX_AGE));
-    } else {
-      res.setHeader('Allow', 'GET, HEAD, POST, OPTIONS');
-    }
-    res.statusCode = 204;
-    res.setHeader('Content-Length', '0');
-    res.end();
-    return;
+  if (req.method !== 'OPTIONS') {
+    res.writeHead(200, JSON_BODY).end(BODY);
+  } else if (req.headers['access-control-request-method'] === undefined) {
+    res.writeHead(204, OPTIONS).end();
+  } else {
+    const requested = req.headers['access-control-request-headers'];
+    res.writeHead(204, requested === undefined ? PREFLIGHT : [...PREFLIGHT, 'Access-Control-Allow-Headers', requested]).end();
   }
-  res.setHeader('Content-Type', 'application/json');
-  res.end(BODY);
 });
 server.listen(0, '127.0.0.1', () => announce((server.address() as { port: number }).port));

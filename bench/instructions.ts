@@ -1,0 +1,191 @@
+/**
+ * `npm run bench -- --instructions`: the instructions each server executes per request,
+ * counted by valgrind's callgrind. Time on this shared machine spreads by 25-30% for one and the
+ * same server; an instruction count does not depend on the neighbours, so it can rank servers
+ * a few percent apart. Writes bench/INSTRUCTIONS.md and bench/instructions.svg.
+ *
+ * Each server starts once under callgrind with counting off, and is warmed up on every
+ * scenario in turn (real servers see mixed traffic, and the JIT sees it too). Then, for each
+ * scenario, counting is switched on and windows of WINDOW sequential keep-alive requests are
+ * counted (each dump zeroes the counters) until the last STEADY windows lie within TOLERANCE of
+ * each other: the first few thousand requests under counting still cost more, while valgrind's
+ * slowed-down threads finish their background compiles. The median of those windows divided by
+ * WINDOW is the figure, and their spread is reported with it; a server whose windows never
+ * settle (express: its collections fall in every other window) gets the median of its later half.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+import { barChart, type BarGroup } from './chart.js';
+import { startServer, type Running } from './child.js';
+import { benchDir, hostPair, machineLine, median, PATH, scenarios, servers, verdict, type Scenario, type Server } from './scenarios.js';
+
+const WARM_UP = 5000;
+const WINDOW = 1000;
+const STEADY = 3;
+const TOLERANCE = 0.01;
+const MAX_WINDOWS = 12;
+
+const run = promisify(execFile);
+
+interface Count {
+  /** Instructions per request: the median window. */
+  perRequest: number;
+  /** Of the steady windows: (largest - smallest) / median. */
+  spread: number;
+}
+
+/** Sends `count` requests of `scenario` one after the other on one kept-alive connection. */
+async function sendSequentially(url: string, scenario: Scenario, count: number, agent: Agent): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    await new Promise<void>((resolve, reject) => {
+      const req = request(url + PATH, { method: scenario.method, headers: scenario.headers, agent }, (res) => {
+        res.resume().on('end', resolve).on('error', reject);
+      });
+      req.on('error', reject).end();
+    });
+  }
+}
+
+const spreadOf = (values: number[]): number => (Math.max(...values) - Math.min(...values)) / median(values);
+
+class CallgrindServer {
+  readonly #dir = mkdtempSync(join(tmpdir(), 'callgrind-'));
+  #dumps = 0;
+  #running: Running | undefined;
+
+  async start(server: Server): Promise<Running> {
+    this.#running = await startServer(server.entry, {}, ['valgrind', '--quiet', '--fair-sched=yes', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${this.#dir}/out`]);
+    return this.#running;
+  }
+
+  /** Sends a callgrind_control command to the server (valgrind keeps node's pid). */
+  async control(flag: string): Promise<void> {
+    await run('callgrind_control', [flag, String(this.#running!.child.pid)]);
+  }
+
+  /** Dumps the counters (which zeroes them) and returns the instructions counted since the last dump. */
+  async dump(): Promise<number> {
+    await this.control('--dump');
+    const file = join(this.#dir, `out.${++this.#dumps}`);
+    const summary = /^summary: (\d+)$/m.exec(readFileSync(file, 'utf8'));
+    if (summary === null) throw new Error(`no summary line in ${file}`);
+    return Number(summary[1]);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.#running?.child;
+    if (child !== undefined && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill();
+      await exited;
+    }
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+}
+
+/** Counts every scenario `server` answers correctly; a wrong answer is reported instead of a count. */
+async function countServer(server: Server, list: readonly Scenario[]): Promise<Map<string, Count | string>> {
+  const results = new Map<string, Count | string>();
+  const callgrind = new CallgrindServer();
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const { url } = await callgrind.start(server);
+    const correct: Scenario[] = [];
+    for (const scenario of list) {
+      const problem = await verdict(url, scenario);
+      if (problem === undefined) correct.push(scenario);
+      else results.set(scenario.name, `not counted: answers wrongly (${problem})`);
+    }
+    for (const scenario of correct) await sendSequentially(url, scenario, WARM_UP, agent);
+    await callgrind.control('--instr=on');
+    for (const scenario of correct) {
+      await callgrind.dump(); // zeroes whatever came before this scenario
+      const windows: number[] = [];
+      let steady: number[] = [];
+      do {
+        await sendSequentially(url, scenario, WINDOW, agent);
+        windows.push((await callgrind.dump()) / WINDOW);
+        steady = windows.slice(-STEADY);
+      } while (windows.length < MAX_WINDOWS && (steady.length < STEADY || spreadOf(steady) > TOLERANCE));
+      const settled = spreadOf(steady) <= TOLERANCE ? steady : windows.slice(windows.length >> 1);
+      results.set(scenario.name, { perRequest: median(settled), spread: spreadOf(settled) });
+      console.log(`${server.name}, ${scenario.name}: ${windows.map(thousands).join(', ')}`);
+    }
+  } finally {
+    agent.destroy();
+    await callgrind.stop();
+  }
+  return results;
+}
+
+async function valgrindVersion(): Promise<string> {
+  try {
+    return (await run('valgrind', ['--version'])).stdout.trim();
+  } catch {
+    throw new Error('valgrind is not installed; install it with: apt-get install -y valgrind');
+  }
+}
+
+const thousands = (value: number) => Math.round(value).toLocaleString('en');
+const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
+
+export async function countInstructions(): Promise<void> {
+  const valgrind = await valgrindVersion();
+  const startedAt = Date.now();
+  // Two servers at a time, one per core: a count does not depend on what else runs.
+  const getNoOrigin = scenarios.find((scenario) => scenario.name === 'GET without Origin')!;
+  const jobs: [Server, Scenario[]][] = [...servers.map((server): [Server, Scenario[]] => [server, scenarios]), ...hostPair.map((server): [Server, Scenario[]] => [server, [getNoOrigin]])];
+  const counts = new Map<string, Map<string, Count | string>>();
+  const worker = async () => {
+    for (let job = jobs.shift(); job !== undefined; job = jobs.shift()) counts.set(job[0].name, await countServer(...job));
+  };
+  await Promise.all([worker(), worker()]);
+  const [bare, host] = hostPair.map((server) => counts.get(server.name));
+
+  const lines = [
+    '# Instructions per request',
+    '',
+    `${machineLine()}, ${valgrind}; ${WARM_UP.toLocaleString('en')} warm-up requests per scenario, then windows of ${WINDOW.toLocaleString('en')} sequential keep-alive requests until ${STEADY} in a row lie within ${TOLERANCE * 100}%, their median; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`,
+    '',
+    'Counted by callgrind inside the server process only: the load generator is not counted. "ceiling / server" is the ceiling\'s count over the server\'s, so 100% means as little work as the bare node:http server; "spread" is how far those last windows lay apart.',
+    '',
+    '| scenario | server | instructions per request | ceiling / server | spread |',
+    '|---|---|---:|---:|---:|',
+  ];
+  const groups: BarGroup[] = [];
+  for (const scenario of scenarios) {
+    const ceiling = counts.get(servers[0]!.name)!.get(scenario.name) as Count;
+    const bars: BarGroup['bars'] = [];
+    for (const server of servers) {
+      const count = counts.get(server.name)!.get(scenario.name)!;
+      if (typeof count === 'string') {
+        lines.push(`| ${scenario.name} | ${server.name} | ${count} | | |`);
+        bars.push({ label: server.name, value: undefined });
+        continue;
+      }
+      const ratio = ceiling.perRequest / count.perRequest;
+      lines.push(`| ${scenario.name} | ${server.name} | ${thousands(count.perRequest)} | ${percent(ratio)} | ${percent(count.spread)} |`);
+      bars.push({ label: server.name, value: ratio * 100 });
+    }
+    groups.push({ group: scenario.name, bars });
+  }
+  const [bareCount, hostCount] = [bare!.get(getNoOrigin.name), host!.get(getNoOrigin.name)] as [Count, Count];
+  lines.push(
+    '',
+    '## The host alone',
+    '',
+    `A GET route of @lib/rest (no CORS): ${thousands(hostCount.perRequest)} instructions per request against ${thousands(bareCount.perRequest)} for a bare node:http handler writing the same body (${percent(bareCount.perRequest / hostCount.perRequest)}).`,
+    '',
+    'How this is measured, and what it showed: [README.md](README.md).',
+    '',
+  );
+  const report = lines.join('\n');
+  console.log(`\n${report}`);
+  writeFileSync(new URL('INSTRUCTIONS.md', benchDir), report);
+  writeFileSync(new URL('instructions.svg', benchDir), barChart(`Instructions per request relative to the bare node:http ceiling: ceiling / server (${new Date().toISOString().slice(0, 10)}, Node ${process.version})`, groups));
+}
