@@ -6,7 +6,7 @@ import { CorsOptionsError } from './errors.js';
 import { mergeCorsOptions, sameOptions, type CorsLogger, type CorsOptions } from './options.js';
 import type { PathTable } from './path-table.js';
 import { checkOptionsObject, compilePolicy, type CorsPolicy } from './policy.js';
-import { endEmpty, setActualHeaders, setAlwaysOnHeaders, setPreflightHeaders, writePreflight } from './responses.js';
+import { endEmpty, setActualHeaders, setAlwaysOnHeaders, setPreflightHeaders, writeOptions, writePreflight } from './responses.js';
 import { RouteTree, type PathLookup, type PathMatching } from './route-tree.js';
 
 export type Next = (error?: unknown) => void;
@@ -114,7 +114,6 @@ export class CorsEngine {
       if (origin !== undefined && req.headers['access-control-request-method'] !== undefined) {
         return this.#decide(table, origin, req, res, next, answerPreflight);
       }
-      setAlwaysOnHeaders(table, res);
       if (origin === undefined) return answerOptions(table, req, res, undefined) ? next() : undefined;
       return this.#decide(table, origin, req, res, next, answerOptions);
     }
@@ -219,6 +218,11 @@ const answerPreflight: Continuation = (table, req, res, allowedOrigin) => {
 
 /** Rows 1 and 2: OPTIONS without a preflight; the application's own OPTIONS route wins. */
 const answerOptions: Continuation = (table, _req, res, allowedOrigin) => {
+  if (!table.explicitOptions && res.getHeaderNames().length === 0) {
+    writeOptions(table, res, allowedOrigin);
+    return false;
+  }
+  setAlwaysOnHeaders(table, res);
   if (allowedOrigin !== undefined) setActualHeaders(table, res, allowedOrigin);
   if (table.explicitOptions) return true;
   res.setHeader('Allow', table.allow);

@@ -53,6 +53,19 @@ export function writePreflight(table: PathTable, req: IncomingMessage, res: Serv
   res.end();
 }
 
+/** Rows 1 and 2, whole, for a response nothing else has touched: one writeHead() of a list built at start-up. */
+export function writeOptions(table: PathTable, res: ServerResponse, origin: string | undefined): void {
+  if (origin === undefined) {
+    res.writeHead(204, table.optionsAnswer as string[]);
+  } else {
+    const headers = table.optionsAnswer.slice();
+    if (table.varyOnOrigin) headers.push('Access-Control-Allow-Origin', origin);
+    for (const value of table.actualHeaders) headers.push(value);
+    res.writeHead(204, headers);
+  }
+  res.end();
+}
+
 /** The request's header list, when the policy reflects it and it passes validation. */
 function reflectedRequestHeaders(table: PathTable, req: IncomingMessage): string | undefined {
   if (!table.policy.reflectRequestHeaders) return undefined;

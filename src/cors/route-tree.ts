@@ -37,6 +37,11 @@ interface PathRecord {
 export type PathLookup = (url: string) => PathTable | undefined;
 
 const NO_SEARCH_PARAMS = Object.freeze({});
+/**
+ * Every covered path is one entry of the tree, filed under GET whatever its methods: find-my-way
+ * reaches its GET tree through a field of its own, other methods through a dictionary lookup.
+ */
+const TREE_METHOD = 'GET';
 const unusedHandler = (): void => {};
 
 /**
@@ -77,8 +82,7 @@ export class RouteTree {
       const record: PathRecord = { methods: new Set(methods), policy, options, source };
       const created = buildPathTable(policy, methods);
       try {
-        // Every covered path gets its OPTIONS twin: the tree holds exactly those.
-        this.#tree().on('OPTIONS', path, unusedHandler, created);
+        this.#tree().on(TREE_METHOD, path, unusedHandler, created);
       } catch (error) {
         throw new CorsOptionsError(source, '(path)', path, `is refused by the route tree (${(error as Error).message})`, 'write it in find-my-way syntax, starting with "/", e.g. "/users/:id"');
       }
@@ -106,7 +110,7 @@ export class RouteTree {
     let stored = path;
     if (this.#matching.ignoreDuplicateSlashes) stored = stored.replace(/\/\/+/g, '/');
     if (this.#matching.ignoreTrailingSlash && stored.length > 1 && stored.endsWith('/')) stored = stored.slice(0, -1);
-    const table = this.#router.findRoute('OPTIONS', stored)?.store as PathTable | undefined;
+    const table = this.#router.findRoute(TREE_METHOD, stored)?.store as PathTable | undefined;
     if (table === undefined) return undefined;
     const record = this.#records.get(table);
     return record === undefined ? undefined : [table, record];
@@ -128,7 +132,7 @@ export class RouteTree {
     router.compile();
     // Hot path: one tree walk; the store is the table.
     return (url) => {
-      const found = router.find('OPTIONS', url);
+      const found = router.find(TREE_METHOD, url);
       return found === null ? undefined : (found.store as PathTable);
     };
   }
