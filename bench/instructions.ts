@@ -2,7 +2,7 @@
  * `npm run bench -- --instructions`: the instructions each server executes per request,
  * counted by valgrind's callgrind. Time on this shared machine spreads by 25-30% for one and the
  * same server; an instruction count does not depend on the neighbours, so it can rank servers
- * a few percent apart. Writes bench/INSTRUCTIONS.md and bench/instructions.svg.
+ * a few percent apart. Writes its section of bench/RESULTS.md, and bench/instructions.svg.
  *
  * Each server starts once under callgrind with counting off, and is warmed up on every
  * scenario in turn (real servers see mixed traffic, and the JIT sees it too). Then, for each
@@ -22,7 +22,7 @@ import { promisify } from 'node:util';
 
 import { barChart, type BarGroup } from './chart.js';
 import { startServer, type Running } from './child.js';
-import { benchDir, hostPair, machineLine, median, PATH, scenarios, servers, verdict, type Scenario, type Server } from './scenarios.js';
+import { benchDir, hostPair, machineLine, median, PATH, scenarios, servers, verdict, writeResultsSection, type Scenario, type Server } from './scenarios.js';
 
 const WARM_UP = 5000;
 const WINDOW = 1000;
@@ -147,7 +147,7 @@ export async function countInstructions(): Promise<void> {
   const [bare, host] = hostPair.map((server) => counts.get(server.name));
 
   const lines = [
-    '# Instructions per request',
+    '## Instructions per request, counted by callgrind',
     '',
     `${machineLine()}, ${valgrind}; ${WARM_UP.toLocaleString('en')} warm-up requests per scenario, then windows of ${WINDOW.toLocaleString('en')} sequential keep-alive requests until ${STEADY} in a row lie within ${TOLERANCE * 100}%, their median; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`,
     '',
@@ -176,15 +176,12 @@ export async function countInstructions(): Promise<void> {
   const [bareCount, hostCount] = [bare!.get(getNoOrigin.name), host!.get(getNoOrigin.name)] as [Count, Count];
   lines.push(
     '',
-    '## The host alone',
+    '### The host alone',
     '',
     `A GET route of @lib/rest (no CORS): ${thousands(hostCount.perRequest)} instructions per request against ${thousands(bareCount.perRequest)} for a bare node:http handler writing the same body (${percent(bareCount.perRequest / hostCount.perRequest)}).`,
-    '',
-    'How this is measured, and what it showed: [README.md](README.md).',
-    '',
   );
   const report = lines.join('\n');
   console.log(`\n${report}`);
-  writeFileSync(new URL('INSTRUCTIONS.md', benchDir), report);
+  writeResultsSection('instructions', report);
   writeFileSync(new URL('instructions.svg', benchDir), barChart(`Instructions per request relative to the bare node:http ceiling: ceiling / server (${new Date().toISOString().slice(0, 10)}, Node ${process.version})`, groups));
 }

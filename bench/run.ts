@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the timed benchmarks, quick (under 3 minutes) or `-- --full` (about 28
- * minutes), written to bench/RESULTS.md; `-- --instructions`: instructions per request under
- * callgrind, written to bench/INSTRUCTIONS.md. Installs the peers first.
+ * minutes); `-- --instructions`: instructions per request under callgrind (about 35 minutes).
+ * Each writes its own section of bench/RESULTS.md and its chart. Installs the peers first.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (quick, under 3 minutes) or `npm run bench -- --full`: every server in its own
  * child process, checked for correct answers, warmed up, then timed with autocannon on every
- * scenario in alternating rounds. Writes bench/RESULTS.md and bench/results.svg.
+ * scenario in alternating rounds. Writes its section of bench/RESULTS.md, and bench/results.svg.
  */
 import { writeFileSync } from 'node:fs';
 
@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 
 import { barChart } from './chart.js';
 import { probe, startServer, type Running } from './child.js';
-import { benchDir, hostPair, machineLine, median, PATH, scenarios, servers, verdict, type Scenario, type Server } from './scenarios.js';
+import { benchDir, hostPair, machineLine, median, PATH, scenarios, servers, verdict, writeResultsSection, type Scenario, type Server } from './scenarios.js';
 
 const CONNECTIONS = 50;
 
@@ -130,7 +130,7 @@ export async function timeServers(full: boolean): Promise<void> {
   // 4. The report.
   const header = `${machineLine()}; ${full ? 'full' : 'quick'} mode: ${settings.rounds} rounds of ${settings.seconds} s per scenario and server, ${CONNECTIONS} connections, median of the rounds; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`;
   const lines: string[] = [
-    '# Benchmark results',
+    '## Timed: requests/s and server CPU per request',
     '',
     header,
     '',
@@ -161,7 +161,7 @@ export async function timeServers(full: boolean): Promise<void> {
     }
     ratios.push({ group: scenario.name, bars });
   }
-  lines.push('', `## Route-table scale: GET with Origin, with N routes registered before it (server CPU µs per request)`, '', `| server | ${scaleSizes.map((size) => `${size} routes`).join(' | ')} | ${scaleSizes.at(-1)} vs ${scaleSizes[0]} |`, `|---|${scaleSizes.map(() => '---:').join('|')}|---:|`);
+  lines.push('', `### Route-table scale: GET with Origin, with N routes registered before it (server CPU µs per request)`, '', `| server | ${scaleSizes.map((size) => `${size} routes`).join(' | ')} | ${scaleSizes.at(-1)} vs ${scaleSizes[0]} |`, `|---|${scaleSizes.map(() => '---:').join('|')}|---:|`);
   for (const server of servers.slice(1)) {
     const values = scaleSizes.map((size) => scale.get(`${size}|${server.name}`));
     const first = values[0] === undefined ? undefined : median(values[0]);
@@ -171,13 +171,13 @@ export async function timeServers(full: boolean): Promise<void> {
   const [bare, host] = hostSamples.map(({ rps, cpu }) => ({ rps: median(rps), cpu: median(cpu) })) as [{ rps: number; cpu: number }, { rps: number; cpu: number }];
   lines.push(
     '',
-    '## The host alone',
+    '### The host alone',
     '',
     `A GET route of @lib/rest: ${Math.round(host.rps).toLocaleString('en')} requests/s, ${((host.rps / bare.rps) * 100).toFixed(1)}% of a bare node:http handler writing the same body (${Math.round(bare.rps).toLocaleString('en')}); ${host.cpu.toFixed(1)} µs of CPU per request against ${bare.cpu.toFixed(1)} (${((bare.cpu / host.cpu) * 100).toFixed(1)}%).`,
   );
-  lines.push('', '## Memory', '', memoryReport, '', 'What the profiles showed, and the targets: [README.md](README.md).', '');
+  lines.push('', '### Memory', '', memoryReport);
   const report = lines.join('\n');
   console.log(`\n${report}`);
-  writeFileSync(new URL('RESULTS.md', benchDir), report);
+  writeResultsSection('timed', report);
   writeFileSync(new URL('results.svg', benchDir), barChart(`Work per request relative to the bare node:http ceiling: ceiling CPU / server CPU (${new Date().toISOString().slice(0, 10)}, Node ${process.version})`, ratios));
 }

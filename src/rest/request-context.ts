@@ -36,11 +36,13 @@ export const TEXT = 'text/plain; charset=utf-8';
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * Ends `res` with `body` and its Content-Length. `type` replaces any Content-Type already set
- * when `replaceType`, else only fills one in. The status is the caller's.
+ * Ends `res` with `body`. `type` replaces any Content-Type already set when `replaceType`, else
+ * only fills one in. The status is the caller's. node:http writes the Content-Length of a body
+ * given whole to end() itself; it is set here only where node would not: on HEAD, which sends
+ * no body to measure, and over a length a handler set beforehand.
  */
 export function endWithBody(res: ServerResponse, body: string | Buffer, type: string, replaceType: boolean): void {
   if (replaceType || !res.hasHeader('Content-Type')) res.setHeader('Content-Type', type);
-  res.setHeader('Content-Length', Buffer.byteLength(body));
+  if (res.req.method === 'HEAD' || res.hasHeader('Content-Length')) res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);
 }

@@ -111,6 +111,10 @@ function compileControllerRoute(controllerClass: Class, propertyKey: string, rou
   }
   const args = deps.map((dep) => (dep.token === RequestContext ? undefined : dep.optional ? routeInjector.get(dep.token, true) : routeInjector.get(dep.token)));
   const contextSlots = deps.flatMap((dep, index) => (dep.token === RequestContext ? [index] : []));
+  if (args.length === 0) {
+    // No spread of an empty list on the hot path: most controllers take nothing.
+    return (req, res, params, rawQuery) => method.call(new Controller(), new RequestContext(req, res, params, rawQuery));
+  }
   if (contextSlots.length === 0) {
     return (req, res, params, rawQuery) => method.call(new Controller(...args), new RequestContext(req, res, params, rawQuery));
   }

@@ -58,6 +58,12 @@ class HelloController {
     return this.greeting;
   }
 
+  @route('GET', 'length')
+  length(ctx: RequestContext) {
+    ctx.rawRes.setHeader('Content-Length', '1');
+    ctx.send('héllo ✓');
+  }
+
   @route('GET', 'boom')
   boom(): never {
     throw new Error('sync failure');
@@ -114,6 +120,14 @@ t.test('HEAD is answered on GET routes, without a body', async (t) => {
   t.equal(head.status, 200);
   t.equal(head.body, '');
   t.equal(head.headers['content-length'], '10');
+  t.equal((await server.send('GET', '/users')).headers['content-length'], '10', 'as GET');
+});
+
+t.test('Content-Length is the body\'s length in bytes, over one a handler set', async (t) => {
+  const answer = await server.send('GET', '/length');
+  t.equal(answer.body, 'héllo ✓');
+  t.equal(answer.headers['content-length'], String(Buffer.byteLength('héllo ✓')));
+  t.equal(answer.headers['transfer-encoding'], undefined);
 });
 
 t.test('unknown path: 404; known path, other method: 405 with Allow', async (t) => {
@@ -136,7 +150,7 @@ t.test('a handler that throws gets 500, logged, with no stack in the body', asyn
 });
 
 t.test('routes are listed for introspection', async (t) => {
-  t.same(server.app.routes.map(({ method, path }) => `${method} ${path}`), ['GET /v1/items', 'GET /users', 'GET /users/:id', 'POST /users', 'DELETE /users/:id', 'GET /', 'GET /boom']);
+  t.same(server.app.routes.map(({ method, path }) => `${method} ${path}`), ['GET /v1/items', 'GET /users', 'GET /users/:id', 'POST /users', 'DELETE /users/:id', 'GET /', 'GET /length', 'GET /boom']);
 });
 
 t.test('an init hook sees the importing module\'s routes, adds a route and a step in front of the router', async (t) => {
