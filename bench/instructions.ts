@@ -9,9 +9,9 @@
  * scenario, counting is switched on and windows of WINDOW sequential keep-alive requests are
  * counted (each dump zeroes the counters) until the last STEADY windows lie within TOLERANCE of
  * each other: the first few thousand requests under counting still cost more, while valgrind's
- * slowed-down threads finish their background compiles. The median of those windows divided by
- * WINDOW is the figure, and their spread is reported with it; a server whose windows never
- * settle (express: its collections fall in every other window) gets the median of its later half.
+ * slowed-down threads finish their background compiles. Their instructions over their requests
+ * is the figure, and their spread is reported with it. A server whose windows never settle
+ * (its collections fall in every other window) gets the same over the later half of its windows.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ import { promisify } from 'node:util';
 
 import { barChart, type BarGroup } from './chart.js';
 import { startServer, type Running } from './child.js';
-import { benchDir, hostPair, machineLine, median, PATH, scenarios, servers, verdict, writeResultsSection, type Scenario, type Server } from './scenarios.js';
+import { benchDir, hostPair, machineLine, PATH, scenarios, servers, verdict, writeResultsSection, type Scenario, type Server } from './scenarios.js';
 
 const WARM_UP = 5000;
 const WINDOW = 1000;
@@ -33,9 +33,9 @@ const MAX_WINDOWS = 8;
 const run = promisify(execFile);
 
 interface Count {
-  /** Instructions per request: the median window. */
+  /** Instructions per request: the mean of the windows that count, i.e. their instructions over their requests. */
   perRequest: number;
-  /** Of the steady windows: (largest - smallest) / median. */
+  /** Of those windows: (largest - smallest) / mean. */
   spread: number;
 }
 
@@ -51,7 +51,8 @@ async function sendSequentially(url: string, scenario: Scenario, count: number, 
   }
 }
 
-const spreadOf = (values: number[]): number => (Math.max(...values) - Math.min(...values)) / median(values);
+const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
+const spreadOf = (values: number[]): number => (Math.max(...values) - Math.min(...values)) / mean(values);
 
 class CallgrindServer {
   readonly #dir = mkdtempSync(join(tmpdir(), 'callgrind-'));
@@ -113,7 +114,7 @@ async function countServer(server: Server, list: readonly Scenario[]): Promise<M
         steady = windows.slice(-STEADY);
       } while (windows.length < MAX_WINDOWS && (steady.length < STEADY || spreadOf(steady) > TOLERANCE));
       const settled = spreadOf(steady) <= TOLERANCE ? steady : windows.slice(windows.length >> 1);
-      results.set(scenario.name, { perRequest: median(settled), spread: spreadOf(settled) });
+      results.set(scenario.name, { perRequest: mean(settled), spread: spreadOf(settled) });
       console.log(`${server.name}, ${scenario.name}: ${windows.map(thousands).join(', ')}`);
     }
   } finally {
@@ -149,7 +150,7 @@ export async function countInstructions(): Promise<void> {
   const lines = [
     '## Instructions per request, counted by callgrind',
     '',
-    `${machineLine()}, ${valgrind}; ${WARM_UP.toLocaleString('en')} warm-up requests per scenario, then windows of ${WINDOW.toLocaleString('en')} sequential keep-alive requests until ${STEADY} in a row lie within ${TOLERANCE * 100}%, their median; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`,
+    `${machineLine()}, ${valgrind}; ${WARM_UP.toLocaleString('en')} warm-up requests per scenario, then windows of ${WINDOW.toLocaleString('en')} sequential keep-alive requests until ${STEADY} in a row lie within ${TOLERANCE * 100}% (else the later half of ${MAX_WINDOWS}), their mean; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`,
     '',
     'Counted by callgrind inside the server process only: the load generator is not counted. "ceiling / server" is the ceiling\'s count over the server\'s, so 100% means as little work as the bare node:http server; "spread" is how far those last windows lay apart.',
     '',
