@@ -22,7 +22,7 @@ import { promisify } from 'node:util';
 
 import { barChart, type BarGroup } from './chart.js';
 import { startServer, type Running } from './child.js';
-import { benchDir, hostPair, machineLine, PATH, scenarios, servers, verdict, writeResultsSection, type Scenario, type Server } from './scenarios.js';
+import { benchDir, hostPair, machineLine, PATH, scenarioNamed, scenarios, servers, verdict, writeResultsSection, type Scenario, type Server } from './scenarios.js';
 
 const WARM_UP = 5000;
 const WINDOW = 1000;
@@ -141,7 +141,7 @@ export async function countInstructions(): Promise<void> {
   // One server at a time: a count includes the work node does on timers (the Date header's
   // refresh, V8's idle tasks), which grows per request when the process is slowed down, and two
   // valgrinds on two cores moved the ceiling's count by 3%.
-  const getNoOrigin = scenarios.find((scenario) => scenario.name === 'GET without Origin')!;
+  const getNoOrigin = scenarioNamed('GET without Origin');
   const counts = new Map<string, Map<string, Count | string>>();
   for (const server of servers) counts.set(server.name, await countServer(server, scenarios));
   for (const server of hostPair) counts.set(server.name, await countServer(server, [getNoOrigin]));

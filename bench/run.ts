@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the timed benchmarks, quick (under 3 minutes) or `-- --full` (about 28
- * minutes); `-- --instructions`: instructions per request under callgrind (about 35 minutes).
+ * minutes); `-- --instructions`: instructions per request under callgrind (about 10 minutes).
  * Each writes its own section of bench/RESULTS.md and its chart. Installs the peers first.
  */
 import { execFileSync } from 'node:child_process';

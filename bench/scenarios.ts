@@ -61,6 +61,11 @@ export const scenarios: Scenario[] = [
   { name: 'GET without Origin', method: 'GET', headers: {}, check: json },
 ];
 
+/** The scenario of that name (the report's sections each use one). */
+export function scenarioNamed(name: 'preflight' | 'GET with Origin' | 'plain OPTIONS' | 'GET without Origin'): Scenario {
+  return scenarios.find((scenario) => scenario.name === name)!;
+}
+
 /** `undefined` when the server at `url` answers `scenario` correctly, else what is wrong. */
 export async function verdict(url: string, scenario: Scenario): Promise<string | undefined> {
   const response = await fetch(url + PATH, { method: scenario.method, headers: scenario.headers });

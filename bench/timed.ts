@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 
 import { barChart } from './chart.js';
 import { probe, startServer, type Running } from './child.js';
-import { benchDir, hostPair, machineLine, median, PATH, scenarios, servers, verdict, writeResultsSection, type Scenario, type Server } from './scenarios.js';
+import { benchDir, hostPair, machineLine, median, PATH, scenarioNamed, scenarios, servers, verdict, writeResultsSection, type Scenario, type Server } from './scenarios.js';
 
 const CONNECTIONS = 50;
 
@@ -33,7 +33,7 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 export async function timeServers(full: boolean): Promise<void> {
   const settings = full
     ? { rounds: 5, seconds: 10, scaleRounds: 3, scaleSeconds: 5, memoryPreflights: 1_000_000 }
-    : { rounds: 3, seconds: 0.7, scaleRounds: 1, scaleSeconds: 0.7, memoryPreflights: 100_000 };
+    : { rounds: 3, seconds: 0.6, scaleRounds: 1, scaleSeconds: 0.5, memoryPreflights: 50_000 };
   const startedAt = Date.now();
 
   // 1. Scenarios: every server, alternating order each round so drift hits all alike.
@@ -68,7 +68,7 @@ export async function timeServers(full: boolean): Promise<void> {
   }
 
   // 1b. The host's own cost: a GET route of @lib/rest against a bare handler writing the same body.
-    const hostScenario = scenarios.find((scenario) => scenario.name === 'GET without Origin')!;
+    const hostScenario = scenarioNamed('GET without Origin');
   const hostRunning = await Promise.all(hostPair.map((server) => start(server)));
   const hostSamples: { rps: number[]; cpu: number[] }[] = [
     { rps: [], cpu: [] },
@@ -93,7 +93,7 @@ export async function timeServers(full: boolean): Promise<void> {
 
   // 2. Route-table scale: GET with Origin on a route registered after N others.
   const scaleSizes = [10, 1000, 10000];
-  const scaleScenario = scenarios.find((scenario) => scenario.name === 'GET with Origin')!;
+  const scaleScenario = scenarioNamed('GET with Origin');
   const scale = new Map<string, number[]>();
   for (const size of scaleSizes) {
     for (const server of servers.slice(1)) {
@@ -114,14 +114,14 @@ export async function timeServers(full: boolean): Promise<void> {
   }
 
   // 3. Memory: RSS and heap (after a full collection) once RSS has levelled off, then after as
-  // many preflights again: 1,000,000 (100,000 in quick mode). node:http's own RSS climbs by 20-25
+  // many preflights again: 1,000,000 (50,000 in quick mode). node:http's own RSS climbs by 20-25
   // MB over its first million requests whatever answers them, so a short warm-up would blame
   // the library for node's growth; the ceiling is measured alongside to show it.
   const memoryReport: string[] = [];
+  const preflight = scenarioNamed('preflight');
   for (const server of servers.slice(0, 2)) {
     const instance = await start(server);
     try {
-      const preflight = scenarios.find((scenario) => scenario.name === 'preflight')!;
       const send = () => autocannon({ url: instance.url + PATH, method: preflight.method, headers: preflight.headers, connections: CONNECTIONS, amount: settings.memoryPreflights });
       const warmUp = await send();
       const before = await probe(instance.child, 'memory');
