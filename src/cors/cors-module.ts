@@ -1,10 +1,11 @@
-import { inject, injectable, Injector, optional, providerToken, tokenName, type DynamicModule, type InitHook } from '@lib/core';
+import { inject, injectable, Injector, optional, providerToken, readDependencies, tokenName, type DynamicModule, type InitHook } from '@lib/core';
 import { restModule, type RestInitContext, type RouteInfo } from '@lib/rest';
 
 import { CORS_LOGGER, CORS_MODULE_OPTIONS } from './cors-module-tokens.js';
 import { CorsService } from './cors-service.js';
+import { warnOnceAboutWildcard } from './credentials.js';
 import { CorsEngine, layerCorsOptions } from './engine.js';
-import { CorsOptions, type CorsLogger } from './options.js';
+import { CorsOptions, mergeCorsOptions, type CorsLogger } from './options.js';
 
 /**
  * Runs once for each module importing CorsModule: hands that module's routes, with their
@@ -20,20 +21,57 @@ class CorsInitHook implements InitHook<RestInitContext> {
 
   onInit(context: RestInitContext): void {
     const moduleName = tokenName(context.module);
-    const cors = new CorsEngine(this.options, { logger: this.logger, source: `CorsModule.withOpts() imported by ${moduleName}` });
+    const logger = this.logger ?? console;
+    const cors = new CorsEngine(this.options, { logger, source: `CorsModule.withOpts() imported by ${moduleName}` });
+    const credentialed = credentialedPaths(context.routes);
+    const wildcardCookieRoutes: string[] = [];
     const explicitOptions = new Set<string>();
     const paths = new Set<string>();
     for (const route of context.routes) {
-      const source = `${route.method} ${route.path} (${route.controller === undefined ? 'a route added by an init hook' : tokenName(route.controller)} in ${moduleName})`;
-      cors.route(route.method, route.path, routeOptions(route, source), source);
+      const by = `${route.controller === undefined ? 'a route added by an init hook' : tokenName(route.controller)} in ${moduleName}`;
+      let source = `${route.method} ${route.path} (${by})`;
+      let options = routeOptions(route, source);
+      if (credentialed.has(route.path)) {
+        const effective = mergeCorsOptions(this.options ?? {}, options);
+        if (effective.allowCredentials === undefined && acceptsCredentials(effective.origin)) {
+          options = mergeCorsOptions(options ?? {}, { allowCredentials: true });
+          source = `${route.method} ${route.path} (${by}; answers with credentials, its path having a controller that takes CorsService)`;
+        } else if (effective.origin === undefined || effective.origin === '*') {
+          wildcardCookieRoutes.push(`${route.method} ${route.path}`);
+        }
+      }
+      cors.route(route.method, route.path, options, source);
       paths.add(route.path);
       if (route.method === 'OPTIONS') explicitOptions.add(route.path);
+    }
+    if (wildcardCookieRoutes.length > 0) {
+      warnOnceAboutWildcard(
+        logger,
+        `CorsModule in ${moduleName}: ${wildcardCookieRoutes.join(', ')} take CorsService to set cookies, but their CORS origin is '*', and browsers refuse credentials under '*'. List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
+      );
     }
     for (const path of paths) {
       if (!explicitOptions.has(path)) context.addRoute('OPTIONS', path, (ctx) => cors.respondToOptions(ctx.rawReq, ctx.rawRes));
     }
     context.addPreRouterStep(cors.handle);
   }
+}
+
+/**
+ * Paths with a route whose controller takes CorsService: they answer with credentials (rule D),
+ * preflights included. Per path, because a browser caches one CORS answer per URL.
+ */
+function credentialedPaths(routes: readonly RouteInfo[]): Set<string> {
+  const paths = new Set<string>();
+  for (const route of routes) {
+    if (route.controller !== undefined && readDependencies(route.controller).some((dependency) => dependency.token === CorsService)) paths.add(route.path);
+  }
+  return paths;
+}
+
+/** A policy that names origins (not '*', not CORS off) can grant credentials to them. */
+function acceptsCredentials(origin: CorsOptions['origin']): boolean {
+  return origin !== undefined && origin !== '*' && origin !== false;
 }
 
 /** The route's `CorsOptions` providers, module's first then controller's, merged field by field. */

@@ -33,13 +33,21 @@ export function setCorsCookie(req: IncomingMessage, res: ServerResponse, name: s
   res.setHeader('Access-Control-Allow-Credentials', 'true');
   const allowOrigin = res.getHeader('Access-Control-Allow-Origin');
   if (allowOrigin === '*') {
-    if (!warnedAboutWildcard.has(logger)) {
-      warnedAboutWildcard.add(logger);
-      logger.warn(
-        `setCookie() on ${req.method} ${req.url}: this route's CORS origin is '*', so browsers refuse its cookies on cross-origin requests (a credentialed response needs the exact origin, and echoing every origin would let any site act as your users). List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
-      );
-    }
+    warnOnceAboutWildcard(
+      logger,
+      `setCookie() on ${req.method} ${req.url}: this route's CORS origin is '*', so browsers refuse its cookies on cross-origin requests (a credentialed response needs the exact origin, and echoing every origin would let any site act as your users). List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
+    );
   } else if (allowOrigin !== undefined) {
     vary(res, 'Origin');
   }
+}
+
+/**
+ * The one warning a logger gets about cookies under origin '*': CorsModule gives it at start-up
+ * for the routes it knows set cookies, setCorsCookie() at the first call otherwise.
+ */
+export function warnOnceAboutWildcard(logger: CorsLogger, message: string): void {
+  if (warnedAboutWildcard.has(logger)) return;
+  warnedAboutWildcard.add(logger);
+  logger.warn(message);
 }

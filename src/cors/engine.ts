@@ -44,7 +44,7 @@ export interface MirrorableRouter extends PathMatching {
 export type FindMyWayRouter = Router.Instance<Router.HTTPVersion.V1> | Router.Instance<Router.HTTPVersion.V2> | MirrorableRouter;
 
 /**
- * Classifies each request on a covered path (DESIGN section 3) and answers OPTIONS and
+ * Classifies each request on a covered path (docs/CONTRACT.md, section 3) and answers OPTIONS and
  * preflights from the path's precomputed table; everything else goes on to `next()` with the
  * CORS headers already set, so they are also on the handler's errors.
  */
@@ -114,11 +114,12 @@ export class CorsEngine {
       if (origin !== undefined && req.headers['access-control-request-method'] !== undefined) {
         return this.#decide(table, origin, req, res, next, answerPreflight);
       }
-      if (origin === undefined) return answerOptions(table, req, res, undefined) ? next() : undefined;
+      // Rows 1 and 2: only an origin-dependent policy answers an Origin with more than rule A.
+      if (origin === undefined || !table.varyOnOrigin) return answerOptions(table, req, res, undefined) ? next() : undefined;
       return this.#decide(table, origin, req, res, next, answerOptions);
     }
     setAlwaysOnHeaders(table, res);
-    if (origin === undefined) return next();
+    if (origin === undefined || !table.varyOnOrigin) return next();
     return this.#decide(table, origin, req, res, next, continueActual);
   };
 
@@ -172,7 +173,8 @@ export class CorsEngine {
         allowed = true;
         break;
       case 'fixed':
-        allowed = origin === matcher.origin;
+        // One answer for every origin (rule A): the browser compares the fixed origin with its own.
+        allowed = true;
         break;
       case 'none':
         allowed = false;

@@ -20,7 +20,7 @@ const HOST_LABELS = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/;
 
 /** Longer Origin values are refused unread: a host name is at most 253 bytes. */
 export const MAX_ORIGIN_LENGTH = 512;
-/** Access-Control-Request-Headers longer than this is not reflected (DESIGN section 4). */
+/** Access-Control-Request-Headers longer than this is not reflected (docs/CONTRACT.md, section 4). */
 export const MAX_REQUEST_HEADERS_LENGTH = 4096;
 /** ... nor one naming more headers than this. */
 export const MAX_REQUEST_HEADER_NAMES = 64;

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
+import { getPublicSuffix } from 'tldts';
+
 import { CorsOptionsError, describeValue } from './errors.js';
 import { isHostLabels, isWellFormedOrigin } from './http-grammar.js';
 import type { CorsLogger, OriginFunction, OriginOption } from './options.js';
@@ -76,7 +78,7 @@ function compileList(entries: readonly unknown[], field: string | null, context:
     } else if (entry === 'null') {
       exact.add(entry);
     } else if (entry.includes('*')) {
-      patterns.push(compileWildcardPattern(entry, name, context.source));
+      patterns.push(compileWildcardPattern(entry, name, context));
     } else {
       exact.add(checkSerializedOrigin(entry, name, context.source));
     }
@@ -134,9 +136,9 @@ interface WildcardPattern {
   matches(origin: string): boolean;
 }
 
-function compileWildcardPattern(value: string, field: string, source: string): WildcardPattern {
+function compileWildcardPattern(value: string, field: string, context: Context): WildcardPattern {
   const fail = (problem: string): never => {
-    throw new CorsOptionsError(source, field, value, problem, 'write the wildcard as the whole first label after the scheme, e.g. "https://*.example.com"');
+    throw new CorsOptionsError(context.source, field, value, problem, 'write the wildcard as the whole first label after the scheme, e.g. "https://*.example.com"');
   };
   const separator = value.indexOf('://');
   if (separator === -1) fail('has no scheme');
@@ -149,6 +151,13 @@ function compileWildcardPattern(value: string, field: string, source: string): W
   if (mistake !== undefined) fail(mistake.problem.replace('is not', 'does not give'));
   const host = suffix.slice(1).replace(/:[0-9]+$/, '');
   if (!host.includes('.')) fail('would match every sub-domain of a top-level domain');
+  // The Public Suffix List, private section included (github.io, vercel.app), as browsers use it
+  // for cookies: a hand-made list would miss the names added every month.
+  if (getPublicSuffix(host, { allowPrivateDomains: true }) === host) {
+    context.logger.warn(
+      `${context.source}: CorsOptions.${field} = ${describeValue(value)} grants every sub-domain of ${host}, a public suffix: anyone can register a name there, so every stranger's site under it is granted. List your own origins instead, e.g. "${prefix}your-app.${host}".`,
+    );
+  }
   return {
     matches(origin) {
       return (
@@ -169,6 +178,10 @@ function checkRegExp(regexp: RegExp, field: string, context: Context): RegExp {
     context.logger.warn(
       `${context.source}: CorsOptions.${field} = ${describeValue(regexp)} is not anchored with ^ and $ around the whole pattern, so it also matches origins that merely contain it (/example\\.com$/ matches https://evilexample.com, /^https:\\/\\/a\\.com|https:\\/\\/b\\.com$/ matches https://a.com.evil.net). Anchor it, with alternatives in a group: /^https:\\/\\/(?:a|b)\\.example\\.com$/.`,
     );
+  } else if (hasUnescapedDot(regexp.source)) {
+    context.logger.warn(
+      `${context.source}: CorsOptions.${field} = ${describeValue(regexp)} has an unescaped "." outside a character class, which matches any character: /^https:\\/\\/(app|admin).example.com$/ also grants https://appxexample.com, a name anyone can register. Write a literal dot as \\. and a host label as [a-z0-9-]+.`,
+    );
   }
   return regexp;
 }
@@ -183,17 +196,30 @@ function isFullyAnchored(source: string): boolean {
   for (let i = source.length - 2; i >= 0 && source[i] === '\\'; i--) backslashes++;
   if (backslashes % 2 === 1) return false;
   let depth = 0;
+  const topLevelAlternation = (char: string): boolean => {
+    if (char === '(') depth++;
+    else if (char === ')') depth--;
+    return char === '|' && depth === 0;
+  };
+  return !someOutsideClasses(source, topLevelAlternation);
+}
+
+/** A `.` that is neither escaped nor inside a character class: it matches any character. */
+function hasUnescapedDot(source: string): boolean {
+  return someOutsideClasses(source, (char) => char === '.');
+}
+
+/** Whether `test` holds for a character of a RegExp source that is neither escaped nor inside a character class. */
+function someOutsideClasses(source: string, test: (char: string) => boolean): boolean {
   let inClass = false;
   for (let i = 0; i < source.length; i++) {
-    const char = source[i];
+    const char = source[i]!;
     if (char === '\\') i++;
     else if (inClass) inClass = char !== ']';
     else if (char === '[') inClass = true;
-    else if (char === '(') depth++;
-    else if (char === ')') depth--;
-    else if (char === '|' && depth === 0) return false;
+    else if (test(char)) return true;
   }
-  return true;
+  return false;
 }
 
 /**

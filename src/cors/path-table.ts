@@ -15,7 +15,13 @@ export interface PathTable {
   readonly constantAllowOrigin: string | undefined;
   /** Rule A: the policy depends on `Origin`, so every response of the path varies on it. */
   readonly varyOnOrigin: boolean;
-  /** Rule B after an allowed origin: flat [name, value, ...] pairs. */
+  /**
+   * Rule A: what every response of rows 1, 2, 3 and 5 carries, whatever its `Origin`, as flat
+   * [name, value, ...] pairs. Under a constant policy that is the whole of rule B, so a cached
+   * answer fits every origin; otherwise nothing (`Vary: Origin` is added by the writers).
+   */
+  readonly alwaysOn: readonly string[];
+  /** Rule B after an echoed, allowed origin (origin-dependent policies only): flat pairs. */
   readonly actualHeaders: readonly string[];
   /** Rule C after an allowed origin, except the reflected request headers: flat pairs. */
   readonly preflightHeaders: readonly string[];
@@ -36,10 +42,14 @@ export function buildPathTable(policy: CorsPolicy, methods: Iterable<string>): P
   const registered = [...methods];
   const allowed = allowList(registered);
   const origin = policy.origin;
+  const constantAllowOrigin = origin.kind === 'any' ? '*' : origin.kind === 'fixed' ? origin.origin : undefined;
+  const varyOnOrigin = origin.kind === 'dynamic';
 
-  const actualHeaders: string[] = [];
-  if (policy.allowCredentials) actualHeaders.push('Access-Control-Allow-Credentials', 'true');
-  if (policy.exposeHeaders !== undefined) actualHeaders.push('Access-Control-Expose-Headers', policy.exposeHeaders);
+  const grant: string[] = [];
+  if (policy.allowCredentials) grant.push('Access-Control-Allow-Credentials', 'true');
+  if (policy.exposeHeaders !== undefined) grant.push('Access-Control-Expose-Headers', policy.exposeHeaders);
+  const alwaysOn = constantAllowOrigin === undefined ? [] : ['Access-Control-Allow-Origin', constantAllowOrigin, ...grant];
+  const actualHeaders = varyOnOrigin ? grant : [];
 
   const preflightHeaders: string[] = ['Access-Control-Allow-Methods', policy.allowMethods ?? allowed];
   if (!policy.reflectRequestHeaders && policy.allowHeaders !== undefined) {
@@ -49,20 +59,20 @@ export function buildPathTable(policy: CorsPolicy, methods: Iterable<string>): P
   if (policy.allowCredentials) preflightHeaders.push('Access-Control-Allow-Credentials', 'true');
 
   const preflightVary: string[] = [];
-  if (origin.kind === 'dynamic') preflightVary.push('Origin');
+  if (varyOnOrigin) preflightVary.push('Origin');
   if (policy.reflectRequestHeaders) preflightVary.push('Access-Control-Request-Headers');
   if (policy.allowPrivateNetwork) preflightVary.push('Access-Control-Request-Private-Network');
 
-  const constantAllowOrigin = origin.kind === 'any' ? '*' : origin.kind === 'fixed' ? origin.origin : undefined;
   const preflightRefused: string[] = [];
   if (preflightVary.length > 0) preflightRefused.push('Vary', preflightVary.join(', '));
   if (constantAllowOrigin !== undefined) preflightRefused.push('Access-Control-Allow-Origin', constantAllowOrigin);
-  preflightRefused.push('Content-Length', '0');
+  // RFC 9110 8.6: never a Content-Length in a 204. Written out for other statuses, because
+  // node:http sends a writeHead() answer without one chunked.
+  if (policy.optionsSuccessStatus !== 204) preflightRefused.push('Content-Length', '0');
   const preflightGranted = [...preflightRefused, ...preflightHeaders];
-  const optionsAnswer: string[] = [];
-  if (constantAllowOrigin !== undefined) optionsAnswer.push('Access-Control-Allow-Origin', constantAllowOrigin);
-  else if (origin.kind === 'dynamic') optionsAnswer.push('Vary', 'Origin');
-  optionsAnswer.push('Allow', allowed, 'Content-Length', '0');
+  const optionsAnswer = [...alwaysOn];
+  if (varyOnOrigin) optionsAnswer.push('Vary', 'Origin');
+  optionsAnswer.push('Allow', allowed);
 
   // Not frozen here: the route tree adds methods to a path in place, then freezes at seal. The
   // lists are never frozen: V8 copies a frozen array (the writers' slice()) on a slow path,
@@ -72,7 +82,8 @@ export function buildPathTable(policy: CorsPolicy, methods: Iterable<string>): P
     allow: allowed,
     explicitOptions: registered.includes('OPTIONS'),
     constantAllowOrigin,
-    varyOnOrigin: origin.kind === 'dynamic',
+    varyOnOrigin,
+    alwaysOn,
     actualHeaders,
     preflightHeaders,
     preflightVary: preflightVary.length === 0 ? undefined : preflightVary.join(', '),

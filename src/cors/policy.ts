@@ -52,6 +52,13 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
   if (allowedMethods !== undefined && allowedMethods.length === 0) {
     throw new CorsOptionsError(source, 'allowedMethods', options.allowedMethods, 'grants no method', 'list the methods, or leave the option out to grant the methods of each path');
   }
+  allowedMethods?.forEach((method, index) => {
+    // Browsers upper-case DELETE, GET, HEAD, OPTIONS, POST and PUT before the preflight, then
+    // compare byte for byte: 'put' or 'Put' never matches. route() refuses the same spellings.
+    if (method !== method.toUpperCase()) {
+      throw new CorsOptionsError(source, `allowedMethods[${index}]`, method, 'is not in upper case, and browsers compare methods case-sensitively (they upper-case the standard ones first)', `write ${JSON.stringify(method.toUpperCase())}`);
+    }
+  });
 
   if (allowCredentials) {
     // Browsers read `*` literally on credentialed requests, so these would silently fail.

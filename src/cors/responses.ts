@@ -6,20 +6,24 @@ import { isReflectableHeaderList } from './http-grammar.js';
 import type { PathTable } from './path-table.js';
 
 /*
- * The writers of DESIGN section 3. Hot path -- change with care: they only copy precomputed
- * values from the path table; the request contributes nothing but the already-validated
- * origin and, on preflights, a request-header list checked by isReflectableHeaderList.
+ * The writers of the request contract (docs/CONTRACT.md, section 3). Each answer is written
+ * two ways: set header by header on a response that something else already touched, or in one
+ * writeHead() of a prebuilt list when nothing has (the usual case, and the faster one);
+ * test/cors/writers.test.ts proves the two agree. Hot path -- change with care: they only copy
+ * precomputed values from the path table; the request contributes nothing but the
+ * already-validated origin and, on preflights, a request-header list checked by
+ * isReflectableHeaderList.
  */
 
-/** Rule A, on every response of a covered path. */
+/** Rule A, on every response of rows 1, 2, 3 and 5 of a covered path. */
 export function setAlwaysOnHeaders(table: PathTable, res: ServerResponse): void {
-  if (table.constantAllowOrigin !== undefined) res.setHeader('Access-Control-Allow-Origin', table.constantAllowOrigin);
-  else if (table.varyOnOrigin) appendVary(res, 'Origin');
+  setPairs(res, table.alwaysOn);
+  if (table.varyOnOrigin) appendVary(res, 'Origin');
 }
 
-/** Rule B, for a CORS request whose origin the policy allows (rule A already applied). */
+/** Rule B for an allowed origin under an origin-dependent policy (rule A already applied). */
 export function setActualHeaders(table: PathTable, res: ServerResponse, origin: string): void {
-  if (table.varyOnOrigin) res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Access-Control-Allow-Origin', origin);
   setPairs(res, table.actualHeaders);
 }
 
@@ -55,11 +59,12 @@ export function writePreflight(table: PathTable, req: IncomingMessage, res: Serv
 
 /** Rows 1 and 2, whole, for a response nothing else has touched: one writeHead() of a list built at start-up. */
 export function writeOptions(table: PathTable, res: ServerResponse, origin: string | undefined): void {
-  if (origin === undefined) {
+  // A constant policy's answer is already whole in optionsAnswer: the same for every origin.
+  if (origin === undefined || !table.varyOnOrigin) {
     res.writeHead(204, table.optionsAnswer as string[]);
   } else {
     const headers = table.optionsAnswer.slice();
-    if (table.varyOnOrigin) headers.push('Access-Control-Allow-Origin', origin);
+    headers.push('Access-Control-Allow-Origin', origin);
     for (const value of table.actualHeaders) headers.push(value);
     res.writeHead(204, headers);
   }
@@ -78,12 +83,13 @@ function grantsPrivateNetwork(table: PathTable, req: IncomingMessage): boolean {
 }
 
 /**
- * Ends an answer the engine gives itself (preflight, plain OPTIONS). `Content-Length: 0` is
- * explicit even on 204: some clients (older Safari among them) otherwise wait for a body.
+ * Ends an answer the engine gives itself (preflight, plain OPTIONS) with no body. RFC 9110 8.6:
+ * a 204 never carries `Content-Length`; any other status says `Content-Length: 0`.
  */
 export function endEmpty(res: ServerResponse, status: number): void {
   res.statusCode = status;
-  res.setHeader('Content-Length', '0');
+  if (status === 204) res.removeHeader('Content-Length');
+  else res.setHeader('Content-Length', '0');
   res.end();
 }
 

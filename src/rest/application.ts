@@ -126,6 +126,7 @@ function buildDispatcher(routes: readonly RouteDefinition[], logger: Logger): (r
     methods.add(method);
   };
   const compiled = routes.map((definition) => [definition, definition.compile()] as const);
+  const order = new Map(routes.map((definition, index) => [definition, index]));
   for (const [definition, handler] of compiled) add(definition.method, definition, handler);
   // HEAD is answered on every GET route that has no HEAD of its own (node:http drops the body).
   for (const [definition, handler] of compiled) {
@@ -138,7 +139,7 @@ function buildDispatcher(routes: readonly RouteDefinition[], logger: Logger): (r
   return (req, res) => {
     const url = req.url ?? '/';
     const found = router.find(req.method as 'GET', url);
-    if (found === null) return answerMiss(router, methods, req, res);
+    if (found === null) return answerMiss(router, methods, order, req, res);
     let result: unknown;
     try {
       result = (found.handler as unknown as CompiledRoute)(req, res, found.params, found.searchParams as unknown as string);
@@ -172,12 +173,32 @@ function sendResult(res: ServerResponse, value: unknown): void {
 }
 
 /** 405 with `Allow` when the path exists under other methods (RFC 9110 15.5.6), else 404. */
-function answerMiss(router: Router.Instance<Router.HTTPVersion.V1>, methods: ReadonlySet<string>, req: IncomingMessage, res: ServerResponse): void {
+function answerMiss(router: Router.Instance<Router.HTTPVersion.V1>, methods: ReadonlySet<string>, order: ReadonlyMap<RouteDefinition, number>, req: IncomingMessage, res: ServerResponse): void {
   const url = req.url ?? '/';
-  const allowed = [...methods].filter((method) => router.find(method as 'GET', url) !== null);
-  if (allowed.length === 0) return sendStatus(res, 404, 'Not Found');
-  res.setHeader('Allow', allowed.join(', '));
+  const found = new Map<string, number>();
+  for (const method of methods) {
+    const route = router.find(method as 'GET', url);
+    if (route !== null) found.set(method, order.get(route.store as RouteDefinition) ?? 0);
+  }
+  if (found.size === 0) return sendStatus(res, 404, 'Not Found');
+  res.setHeader('Allow', allowHeader(found));
   sendStatus(res, 405, 'Method Not Allowed');
+}
+
+/**
+ * `Allow` as the OPTIONS answer of the path gives it (docs/CONTRACT.md, section 3): methods in
+ * the order their routes were registered, HEAD right after GET, OPTIONS last. `found` maps each
+ * method to its route's registration rank (the implicit HEAD of a GET route shares the GET's).
+ */
+function allowHeader(found: ReadonlyMap<string, number>): string {
+  const ranked = [...found].filter(([method]) => method !== 'OPTIONS').sort(([a, rankA], [b, rankB]) => rankA - rankB || Number(a === 'HEAD') - Number(b === 'HEAD'));
+  const list: string[] = [];
+  for (const [method] of ranked) {
+    if (!list.includes(method)) list.push(method);
+    if (method === 'GET' && found.has('HEAD') && !list.includes('HEAD')) list.push('HEAD');
+  }
+  if (found.has('OPTIONS')) list.push('OPTIONS');
+  return list.join(', ');
 }
 
 function fail(res: ServerResponse, error: unknown, what: string, logger: Logger): void {

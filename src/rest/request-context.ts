@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse } from 'node:querystring';
 
+import vary from 'vary';
+
 export type Query = Readonly<Record<string, string | string[] | undefined>>;
 
 /** One request as a route method sees it: the raw objects, the route's params and query, and senders. */
@@ -18,6 +20,17 @@ export class RequestContext {
   get query(): Query {
     // Object.create(null) semantics: `parse` returns a prototype-less object, so `?__proto__=x` is plain data.
     return (this.#query ??= parse(this.rawQuery));
+  }
+
+  /**
+   * Sets a response header for the handler. `Vary` is merged with what is already there (a CORS
+   * layer's `Vary: Origin`, say), never replaced: dropping it would let a shared cache hand one
+   * origin's answer to another.
+   */
+  setHeader(name: string, value: string | number | readonly string[]): this {
+    if (name.toLowerCase() === 'vary') vary(this.rawRes, typeof value === 'number' ? String(value) : (value as string | string[]));
+    else this.rawRes.setHeader(name, value);
+    return this;
   }
 
   /** Ends the response with `body` (text unless a Content-Type is already set). */

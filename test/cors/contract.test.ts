@@ -1,7 +1,7 @@
 /**
- * DESIGN section 3, row by row, under every kind of origin policy, over real sockets. Each
- * policy states the facts its answers follow from; each row states the exact CORS headers
- * (and, by exact comparison, the absence of every other one).
+ * docs/CONTRACT.md, section 3, row by row, under every kind of origin policy (section 2), over
+ * real sockets. Each policy states the facts its answers follow from; each row states the exact
+ * CORS headers (and, by exact comparison, the absence of every other one).
  */
 import t from 'tap';
 
@@ -12,26 +12,25 @@ import { captureLogger, corsHeadersOf, deepFreeze, echoApp, serve } from '../hel
 interface PolicyCase {
   name: string;
   options: CorsOptions;
+  /** The policy kind of CONTRACT.md section 2. */
+  kind: 'any' | 'fixed' | 'dynamic' | 'off';
   allowed?: string;
   denied?: string;
-  /** The `Access-Control-Allow-Origin` sent on every response (rule A), if the policy has one. */
-  constant?: string;
-  /** The policy depends on Origin: `Vary: Origin` on every response. */
-  varies: boolean;
 }
 
 const common = { exposedHeaders: ['X-Total'], maxAge: 600 } satisfies CorsOptions;
 
 const policies: PolicyCase[] = [
-  { name: "'*' (the default)", options: { ...common }, allowed: 'https://anyone.test', constant: '*', varies: false },
-  { name: 'one origin', options: { ...common, origin: 'https://app.example.com' }, allowed: 'https://app.example.com', denied: 'https://evil.example.com', constant: 'https://app.example.com', varies: false },
-  { name: 'a list, with credentials', options: { ...common, origin: ['https://a.example.com', 'https://b.example.com'], allowCredentials: true }, allowed: 'https://b.example.com', denied: 'https://c.example.com', varies: true },
-  { name: 'a wildcard pattern', options: { ...common, origin: 'https://*.example.com' }, allowed: 'https://api.eu.example.com', denied: 'https://example.com', varies: true },
-  { name: 'a RegExp', options: { ...common, origin: /^https:\/\/(?:www\.)?example\.org$/ }, allowed: 'https://www.example.org', denied: 'https://example.org.evil.net', varies: true },
-  { name: 'an async function', options: { ...common, origin: async (origin: string) => origin.endsWith('.trusted.test') }, allowed: 'https://x.trusted.test', denied: 'https://trusted.test.evil', varies: true },
-  { name: 'a sync function', options: { ...common, origin: (origin: string) => origin === 'http://localhost:5173' }, allowed: 'http://localhost:5173', denied: 'http://localhost:5174', varies: true },
-  { name: 'reflection (true)', options: { ...common, origin: true }, allowed: 'https://whoever.test', denied: 'null', varies: true },
-  { name: 'CORS off (false)', options: { ...common, origin: false }, denied: 'https://app.example.com', varies: false },
+  { name: "'*' (the default)", options: { ...common }, kind: 'any', allowed: 'https://anyone.test' },
+  { name: 'one origin', options: { ...common, origin: 'https://app.example.com' }, kind: 'fixed', allowed: 'https://app.example.com', denied: 'https://evil.example.com' },
+  { name: 'a one-element list, with credentials', options: { ...common, origin: ['https://app.example.com'], allowCredentials: true }, kind: 'fixed', allowed: 'https://app.example.com', denied: 'https://evil.example.com' },
+  { name: 'a list, with credentials', options: { ...common, origin: ['https://a.example.com', 'https://b.example.com'], allowCredentials: true }, kind: 'dynamic', allowed: 'https://b.example.com', denied: 'https://c.example.com' },
+  { name: 'a wildcard pattern', options: { ...common, origin: 'https://*.example.com' }, kind: 'dynamic', allowed: 'https://api.eu.example.com', denied: 'https://example.com' },
+  { name: 'a RegExp', options: { ...common, origin: /^https:\/\/(?:www\.)?example\.org$/ }, kind: 'dynamic', allowed: 'https://www.example.org', denied: 'https://example.org.evil.net' },
+  { name: 'an async function', options: { ...common, origin: async (origin: string) => origin.endsWith('.trusted.test') }, kind: 'dynamic', allowed: 'https://x.trusted.test', denied: 'https://trusted.test.evil' },
+  { name: 'a sync function', options: { ...common, origin: (origin: string) => origin === 'http://localhost:5173' }, kind: 'dynamic', allowed: 'http://localhost:5173', denied: 'http://localhost:5174' },
+  { name: 'reflection (true)', options: { ...common, origin: true }, kind: 'dynamic', allowed: 'https://whoever.test', denied: 'null' },
+  { name: 'CORS off (false)', options: { ...common, origin: false }, kind: 'off', denied: 'https://app.example.com' },
 ];
 
 const ALLOW = 'GET, HEAD, POST, OPTIONS';
@@ -43,19 +42,33 @@ for (const policy of policies) {
     const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
     t.teardown(server.close);
 
-    const always = { ...(policy.constant && { 'access-control-allow-origin': policy.constant }), ...(policy.varies && { vary: 'Origin' }) };
-    const credentials = policy.options.allowCredentials ? { 'access-control-allow-credentials': 'true' } : {};
-    const granted = (origin: string) => ({ ...always, 'access-control-allow-origin': policy.constant ?? origin, ...credentials });
-    const preflightVary = policy.varies ? 'Origin, Access-Control-Request-Headers' : 'Access-Control-Request-Headers';
+    const constant = policy.kind === 'any' ? '*' : policy.kind === 'fixed' ? (policy.allowed as string) : undefined;
+    const ruleB = (origin: string) => ({
+      'access-control-allow-origin': origin,
+      ...(policy.options.allowCredentials && { 'access-control-allow-credentials': 'true' }),
+      'access-control-expose-headers': 'X-Total',
+    });
+    // Rule A: a constant policy sends all of rule B to everyone; a dynamic one varies on Origin.
+    const always = constant !== undefined ? ruleB(constant) : policy.kind === 'dynamic' ? { vary: 'Origin' } : {};
+    const granted = (origin: string) => (constant !== undefined ? always : { vary: 'Origin', ...ruleB(origin) });
+    const preflightVary = policy.kind === 'dynamic' ? 'Origin, Access-Control-Request-Headers' : 'Access-Control-Request-Headers';
+    const preflightGrant = (origin: string) => ({
+      'access-control-allow-origin': constant ?? origin,
+      ...(policy.options.allowCredentials && { 'access-control-allow-credentials': 'true' }),
+      'access-control-allow-methods': ALLOW,
+      'access-control-allow-headers': 'content-type,x-foo',
+      'access-control-max-age': '600',
+      vary: preflightVary,
+    });
 
-    t.test('row 1: plain OPTIONS gets 204, Allow and the always-on headers', async (t) => {
+    t.test('row 1: plain OPTIONS gets 204 without Content-Length, Allow and rule A', async (t) => {
       const answer = await server.send('OPTIONS', '/users/7');
       t.equal(answer.status, 204);
-      t.equal(answer.headers['content-length'], '0');
+      t.notOk('content-length' in answer.headers, 'RFC 9110 8.6: no Content-Length in a 204');
       t.same(corsHeadersOf(answer), { allow: ALLOW, ...always });
     });
 
-    t.test('row 5: a request without Origin reaches the handler with the always-on headers only', async (t) => {
+    t.test('row 5: a request without Origin reaches the handler with rule A only', async (t) => {
       const answer = await server.send('GET', '/users/7?full=1');
       t.equal(answer.body, 'app saw GET /users/7?full=1');
       t.same(corsHeadersOf(answer), always);
@@ -71,58 +84,78 @@ for (const policy of policies) {
 
     if (policy.allowed !== undefined) {
       const origin = policy.allowed;
-      t.test('row 2: OPTIONS with an allowed Origin gets Allow and the actual-response headers', async (t) => {
+      t.test('row 2: OPTIONS with an allowed Origin gets Allow and rule B', async (t) => {
         const answer = await server.send('OPTIONS', '/users/7', { Origin: origin });
         t.equal(answer.status, 204);
-        t.same(corsHeadersOf(answer), { allow: ALLOW, ...granted(origin), 'access-control-expose-headers': 'X-Total' });
+        t.notOk('content-length' in answer.headers);
+        t.same(corsHeadersOf(answer), { allow: ALLOW, ...granted(origin) });
       });
 
       t.test('row 3: an actual request from an allowed origin reaches the handler with the grant', async (t) => {
         const answer = await server.send('POST', '/users/7', { Origin: origin });
         t.equal(answer.body, 'app saw POST /users/7');
-        t.same(corsHeadersOf(answer), { ...granted(origin), 'access-control-expose-headers': 'X-Total' });
+        t.same(corsHeadersOf(answer), granted(origin));
       });
 
       t.test('row 4: a preflight from an allowed origin is answered with the grant', async (t) => {
         const answer = await server.send('OPTIONS', '/users/7', { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-foo' });
         t.equal(answer.status, 204);
         t.equal(answer.body, '');
-        t.equal(answer.headers['content-length'], '0');
-        t.same(corsHeadersOf(answer), {
-          ...granted(origin),
-          'access-control-allow-methods': ALLOW,
-          'access-control-allow-headers': 'content-type,x-foo',
-          'access-control-max-age': '600',
-          vary: preflightVary,
-        });
+        t.notOk('content-length' in answer.headers);
+        t.same(corsHeadersOf(answer), preflightGrant(origin));
       });
     }
 
     if (policy.denied !== undefined) {
       const origin = policy.denied;
-      t.test('row 2, refused origin: Allow and the always-on headers, no grant', async (t) => {
+      // Under a fixed policy a stranger gets the very same answer: its browser fails the CORS check.
+      const refusal = constant !== undefined;
+      t.test(`row 2, refused origin: Allow and rule A${refusal ? ' (the same answer as everyone)' : ', no grant'}`, async (t) => {
         const answer = await server.send('OPTIONS', '/users/7', { Origin: origin });
         t.equal(answer.status, 204);
         t.same(corsHeadersOf(answer), { allow: ALLOW, ...always });
       });
 
-      t.test('row 3, refused origin: the handler still runs (CORS is no access control), no grant', async (t) => {
+      t.test('row 3, refused origin: the handler still runs (CORS is no access control), no grant for it', async (t) => {
         const answer = await server.send('GET', '/users/7', { Origin: origin });
         t.equal(answer.body, 'app saw GET /users/7');
         t.same(corsHeadersOf(answer), always);
+        t.not(answer.headers['access-control-allow-origin'], origin, "the browser's CORS check fails");
       });
 
-      t.test('row 4, refused origin: the same status, no grant headers', async (t) => {
-        const answer = await server.send('OPTIONS', '/users/7', { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'x-foo' });
+      t.test('row 4, refused origin: the same status, no grant for it', async (t) => {
+        const answer = await server.send('OPTIONS', '/users/7', { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-foo' });
         t.equal(answer.status, 204);
-        t.same(corsHeadersOf(answer), { ...always, vary: preflightVary });
+        t.same(corsHeadersOf(answer), refusal ? preflightGrant(origin) : { vary: preflightVary });
+        t.not(answer.headers['access-control-allow-origin'], origin, "the browser's CORS check fails");
       });
     }
 
-    t.same(warnings, []);
-    t.same(errors, []);
+    // Queued after the rows, so it runs once they have sent their requests.
+    t.test('nothing was logged', async (t) => {
+      t.same(warnings, []);
+      t.same(errors, []);
+    });
   });
 }
+
+t.test('a preflight answered with 200 says Content-Length: 0; plain OPTIONS stays 204 without it', async (t) => {
+  for (const touched of [false, true]) {
+    const cors = createCors({ optionsSuccessStatus: 200 }).route('PUT', '/');
+    const server = await serve((req, res) => {
+      if (touched) res.setHeader('X-Earlier', '1');
+      cors.handle(req, res, () => echoApp(req, res));
+    });
+    const preflight = await server.send('OPTIONS', '/', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'PUT' });
+    t.equal(preflight.status, 200);
+    t.equal(preflight.headers['content-length'], '0', touched ? 'set header by header' : 'one writeHead()');
+    t.notOk('transfer-encoding' in preflight.headers);
+    const options = await server.send('OPTIONS', '/');
+    t.equal(options.status, 204);
+    t.notOk('content-length' in options.headers);
+    await server.close();
+  }
+});
 
 t.test('the grant is set before the handler, so its errors are readable too', async (t) => {
   const cors = createCors({ origin: ['https://a.test', 'https://b.test'] }).route('GET', '/boom');
