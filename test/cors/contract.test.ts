@@ -5,37 +5,14 @@
  */
 import t from 'tap';
 
-import { createCors, type CorsOptions } from '@lib/cors/standalone';
+import { createCors } from '@lib/cors/standalone';
 
 import { captureLogger, corsHeadersOf, deepFreeze, echoApp, serve } from '../helpers/http.js';
-
-interface PolicyCase {
-  name: string;
-  options: CorsOptions;
-  /** The policy kind of CONTRACT.md section 2. */
-  kind: 'any' | 'fixed' | 'dynamic' | 'off';
-  allowed?: string;
-  denied?: string;
-}
-
-const common = { exposedHeaders: ['X-Total'], maxAge: 600 } satisfies CorsOptions;
-
-const policies: PolicyCase[] = [
-  { name: "'*' (the default)", options: { ...common }, kind: 'any', allowed: 'https://anyone.test' },
-  { name: 'one origin', options: { ...common, origin: 'https://app.example.com' }, kind: 'fixed', allowed: 'https://app.example.com', denied: 'https://evil.example.com' },
-  { name: 'a one-element list, with credentials', options: { ...common, origin: ['https://app.example.com'], allowCredentials: true }, kind: 'fixed', allowed: 'https://app.example.com', denied: 'https://evil.example.com' },
-  { name: 'a list, with credentials', options: { ...common, origin: ['https://a.example.com', 'https://b.example.com'], allowCredentials: true }, kind: 'dynamic', allowed: 'https://b.example.com', denied: 'https://c.example.com' },
-  { name: 'a wildcard pattern', options: { ...common, origin: 'https://*.example.com' }, kind: 'dynamic', allowed: 'https://api.eu.example.com', denied: 'https://example.com' },
-  { name: 'a RegExp', options: { ...common, origin: /^https:\/\/(?:www\.)?example\.org$/ }, kind: 'dynamic', allowed: 'https://www.example.org', denied: 'https://example.org.evil.net' },
-  { name: 'an async function', options: { ...common, origin: async (origin: string) => origin.endsWith('.trusted.test') }, kind: 'dynamic', allowed: 'https://x.trusted.test', denied: 'https://trusted.test.evil' },
-  { name: 'a sync function', options: { ...common, origin: (origin: string) => origin === 'http://localhost:5173' }, kind: 'dynamic', allowed: 'http://localhost:5173', denied: 'http://localhost:5174' },
-  { name: 'reflection (true)', options: { ...common, origin: true }, kind: 'dynamic', allowed: 'https://whoever.test', denied: 'null' },
-  { name: 'CORS off (false)', options: { ...common, origin: false }, kind: 'off', denied: 'https://app.example.com' },
-];
+import { POLICY_CASES } from '../helpers/policy-kinds.js';
 
 const ALLOW = 'GET, HEAD, POST, OPTIONS';
 
-for (const policy of policies) {
+for (const policy of POLICY_CASES) {
   t.test(`policy: ${policy.name}`, async (t) => {
     const { logger, warnings, errors } = captureLogger();
     const cors = createCors(deepFreeze(policy.options), { logger }).route(['GET', 'POST'], '/users/:id');

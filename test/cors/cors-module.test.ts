@@ -226,6 +226,105 @@ t.test('CorsService.setCookie: rule D under a list policy', async (t) => {
   t.match(errors.at(-1), /GET \/invalid failed/);
 });
 
+t.test("the README's login: a path whose controller takes CorsService grants credentials to the listed origins, preflights included", async (t) => {
+  @controller({ providersPerRou: corsOptions({ maxAge: 600 }) })
+  class SessionController {
+    constructor(
+      private readonly cors: CorsService,
+      private readonly ctx: RequestContext,
+    ) {}
+    @route('POST', 'login')
+    login() {
+      this.cors.setCookie('session', 'abc123', { sameSite: 'lax' });
+      this.ctx.sendJson({ loggedIn: true });
+    }
+  }
+  @controller({ providersPerRou: corsOptions({ maxAge: 600 }) })
+  class SamePathController {
+    @route('GET', 'login')
+    form() {
+      return 'the form';
+    }
+    @route('GET', 'public')
+    open() {
+      return 'public';
+    }
+  }
+  @controller({ providersPerRou: corsOptions({ allowCredentials: false }) })
+  class SaysNoController {
+    constructor(private readonly cors: CorsService) {}
+    @route('POST', 'opted-out')
+    post() {
+      this.cors.setCookie('x', '1');
+    }
+  }
+  const { logger, warnings } = captureLogger();
+  @restRootModule({
+    imports: [CorsModule.withOpts({ origin: ['https://app.example.com'] })],
+    controllers: [SessionController, SamePathController, SaysNoController],
+    providersPerApp: [{ token: CORS_LOGGER, useValue: logger }],
+  })
+  class AppModule {}
+  const server = await serveApplication(AppModule);
+  t.teardown(server.close);
+  const app = 'https://app.example.com';
+  const preflight = await server.send('OPTIONS', '/login', { Origin: app, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' });
+  t.same(corsHeadersOf(preflight), {
+    'access-control-allow-origin': app,
+    'access-control-allow-methods': 'POST, GET, HEAD, OPTIONS',
+    'access-control-allow-headers': 'content-type',
+    'access-control-max-age': '600',
+    'access-control-allow-credentials': 'true',
+    vary: 'Access-Control-Request-Headers',
+  }, 'the preflight grants credentials: a credentialed JSON login passes');
+  const login = await server.send('POST', '/login', { Origin: app, 'Content-Type': 'application/json' });
+  t.same(login.headers['set-cookie'], ['session=abc123; Path=/; HttpOnly; SameSite=Lax']);
+  t.same(corsHeadersOf(login), { 'access-control-allow-origin': app, 'access-control-allow-credentials': 'true', vary: 'Origin' });
+  t.same(corsHeadersOf(await server.send('GET', '/login', { Origin: app })), { 'access-control-allow-origin': app, 'access-control-allow-credentials': 'true' }, 'one policy per path: its other routes answer with credentials too');
+  t.same(corsHeadersOf(await server.send('GET', '/public', { Origin: app })), { 'access-control-allow-origin': app }, 'paths of controllers without CorsService are unchanged');
+  const optedOut = await server.send('OPTIONS', '/opted-out', { Origin: app, 'Access-Control-Request-Method': 'POST' });
+  t.notOk('access-control-allow-credentials' in optedOut.headers, 'an explicit allowCredentials: false is kept');
+  t.same(warnings, []);
+
+  @controller()
+  class WildHeaders {
+    constructor(private readonly cors: CorsService) {}
+    @route('POST', 'x')
+    post() {}
+  }
+  @restRootModule({ imports: [CorsModule.withOpts({ origin: ['https://a.test'], allowedHeaders: '*' })], controllers: [WildHeaders] })
+  class Contradiction {}
+  await t.rejects(RestApplication.create(Contradiction), {
+    name: 'CorsOptionsError',
+    message: /^POST \/x \(WildHeaders in Contradiction; answers with credentials, its path having a controller that takes CorsService\): CorsOptions\.allowedHeaders = "\*" together with allowCredentials: true/,
+  });
+});
+
+t.test("ctx.setHeader('Vary', ...) adds to the engine's Vary: Origin; rawRes.setHeader replaces it, as documented", async (t) => {
+  @controller()
+  class Negotiating {
+    constructor(private readonly ctx: RequestContext) {}
+    @route('GET', 'merged')
+    merged() {
+      this.ctx.setHeader('Vary', 'Accept').setHeader('Vary', ['Accept-Language', 'Origin']).setHeader('X-Other', 1);
+      this.ctx.send('ok');
+    }
+    @route('GET', 'replaced')
+    replaced() {
+      this.ctx.rawRes.setHeader('Vary', 'Accept');
+      this.ctx.send('ok');
+    }
+  }
+  @restRootModule({ imports: [CorsModule.withOpts({ origin: ['https://a.test', 'https://b.test'] })], controllers: [Negotiating] })
+  class App {}
+  const server = await serveApplication(App);
+  t.teardown(server.close);
+  const merged = await server.send('GET', '/merged', { Origin: 'https://a.test' });
+  t.equal(merged.headers.vary, 'Origin, Accept, Accept-Language');
+  t.equal(merged.headers['x-other'], '1');
+  t.equal((await server.send('GET', '/replaced', { Origin: 'https://a.test' })).headers.vary, 'Accept', 'which is why the contract says to add, not set');
+});
+
 t.test("CorsService.setCookie under '*' keeps '*' and warns once how to list origins", async (t) => {
   @controller()
   class Session {

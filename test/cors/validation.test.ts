@@ -40,6 +40,8 @@ const rejected: [string, unknown, RegExp][] = [
   ['a comma-joined string instead of an array', { allowedMethods: 'GET,POST' }, /allowedMethods = "GET,POST" is neither '\*' nor an array of names\. Fix: use an array, e\.g\. \['GET', 'POST'\]/],
   ["'*' among names", { allowedHeaders: ['*', 'X-A'] }, /allowedHeaders\[0\] = "\*" in a list means nothing/],
   ['an empty method list', { allowedMethods: [] }, /allowedMethods = \[\] grants no method/],
+  ['a method in lower case, which browsers upper-case before comparing', { allowedMethods: ['GET', 'put'] }, /allowedMethods\[1\] = "put" is not in upper case, and browsers compare methods case-sensitively.*Fix: write "PUT"/],
+  ['a method in mixed case', { allowedMethods: ['Patch'] }, /allowedMethods\[0\] = "Patch" is not in upper case.*Fix: write "PATCH"/],
   ['a negative maxAge', { maxAge: -1 }, /maxAge = -1 is not a whole number of seconds >= 0\. Fix: use e\.g\. 600/],
   ['a fractional maxAge', { maxAge: 1.5 }, /maxAge = 1\.5 is not a whole number/],
   ['maxAge as a string', { maxAge: '600' }, /maxAge = "600" is not a whole number/],
@@ -70,6 +72,9 @@ const accepted: [string, CorsOptions][] = [
   ['a RegExp with grouped alternatives', { origin: /^https:\/\/(?:a|b)\.test$/ }],
   ['a RegExp with | and ) inside a class', { origin: /^https:\/\/[a|)]\.test$/ }],
   ['a RegExp ending in an escaped backslash and $', { origin: [/^https:\/\/a\.test\\$/] }],
+  ['a RegExp with a dot inside a class', { origin: /^https:\/\/[a-z.]+\.example\.com$/ }],
+  ['a wildcard under a registrable domain of a public suffix', { origin: 'https://*.me.github.io' }],
+  ['methods in upper case beyond the standard six', { allowedMethods: ['PATCH', 'PROPFIND'] }],
 ];
 for (const [title, options] of accepted) {
   t.test(`accepts ${title}`, async (t) => {
@@ -85,6 +90,10 @@ const warned: [string, CorsOptions, RegExp][] = [
   ['a RegExp ending in an escaped $', { origin: /^https:\/\/a\.test\$/ }, /is not anchored/],
   ['reflection with credentials', { origin: true, allowCredentials: true }, /origin = true with allowCredentials: true lets every web site read your users' data.*List the trusted origins/],
   ['maxAge beyond what browsers honour', { maxAge: 86400 }, /maxAge = 86400 is above what Chromium honours \(7200 s/],
+  ['a wildcard over a private public suffix', { origin: 'https://*.github.io' }, /CorsOptions\.origin = "https:\/\/\*\.github\.io" grants every sub-domain of github\.io, a public suffix: anyone can register a name there.*e\.g\. "https:\/\/your-app\.github\.io"/],
+  ['a wildcard over a country suffix', { origin: ['https://a.test', 'https://*.co.uk'] }, /CorsOptions\.origin\[1\] = "https:\/\/\*\.co\.uk" grants every sub-domain of co\.uk, a public suffix/],
+  ['a wildcard over a hosting suffix', { origin: 'https://*.vercel.app' }, /sub-domain of vercel\.app, a public suffix/],
+  ['an anchored RegExp whose dot matches any character', { origin: /^https:\/\/(app|admin).example.com$/ }, /CorsOptions\.origin = .* has an unescaped "\." outside a character class.*also grants https:\/\/appxexample\.com.*Write a literal dot as \\\./],
 ];
 for (const [title, options, message] of warned) {
   t.test(`warns once about ${title}`, async (t) => {

@@ -7,21 +7,13 @@ import { chromium, type BrowserContext } from 'playwright-core';
 
 /** Debian's binary without its wrapper script (which only adds flags and noise). */
 const CANDIDATES = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'];
-const INSTALL = 'apt-get update && apt-get install -y chromium';
+const INSTALL = 'apt-get install -y --no-install-recommends chromium';
 
-/**
- * Debian's Chromium, installed now if missing and this process may (root with apt-get);
- * otherwise an error that says the exact command. Never a skip.
- */
+/** Debian's Chromium, which scripts/test-tools.sh installs before tap runs; missing, an error that says the command. Never a skip. */
 export function findChromium(): string {
   const found = CANDIDATES.find((path) => existsSync(path));
   if (found !== undefined) return found;
-  if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
-    execFileSync('sh', ['-c', `${INSTALL} >/dev/null`], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    const installed = CANDIDATES.find((path) => existsSync(path));
-    if (installed !== undefined) return installed;
-  }
-  throw new Error(`The browser suite needs Debian's Chromium. Install it with: sudo sh -c '${INSTALL}'`);
+  throw new Error(`The browser suite needs Debian's Chromium. Install it with: sudo ${INSTALL} (npm test runs scripts/test-tools.sh, which does it as root)`);
 }
 
 /** Headless Chromium with a fresh profile; closed and deleted by `close()`. */
