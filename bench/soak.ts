@@ -18,7 +18,7 @@ const argument = (name: string): string | undefined => {
 const seconds = Number(argument('--seconds') ?? 180);
 const write = !process.argv.includes('--no-write');
 
-// Every kind of DESIGN section 3, plus refusals and hostile input: all answered 2xx by design.
+// Every request kind of docs/CONTRACT.md section 3, plus refusals and hostile input: all answered 2xx by design.
 const requests = [
   { method: 'OPTIONS', path: '/users/1', headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' } },
   { method: 'GET', path: '/users/1', headers: { origin: ALLOWED_ORIGIN } },

@@ -14,7 +14,7 @@ const COOKIE_DEFAULTS: CookieOptions = Object.freeze({ path: '/', httpOnly: true
 const warnedAboutWildcard = new WeakSet<CorsLogger>();
 
 /**
- * Rule D of the contract: appends a `Set-Cookie` (never replacing earlier ones) and lets the
+ * Rule D of the contract (docs/CONTRACT.md, section 3): appends a `Set-Cookie` (never replacing earlier ones) and lets the
  * browser accept it on a CORS response. The origin decision is already on the response (the
  * engine set `Access-Control-Allow-Origin` before the handler ran): an exact origin stays, with
  * `Vary: Origin`; `'*'` stays `'*'` (never echoing: that would open credentialed access to

@@ -9,7 +9,7 @@ import type { CorsLogger, OriginFunction, OriginOption } from './options.js';
 export type OriginCheck = (origin: string, req: IncomingMessage) => boolean | Promise<boolean>;
 
 /**
- * How a policy answers an origin, in the four shapes rule A of the contract tells apart:
+ * How a policy answers an origin: the four kinds of docs/CONTRACT.md, section 2, which rule A tells apart:
  * - `any`: `'*'`, sent on every response;
  * - `fixed`: one origin, sent on every response, so caches need no `Vary: Origin`;
  * - `none`: CORS off (`false`), nothing is ever granted;

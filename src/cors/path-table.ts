@@ -3,7 +3,8 @@ import type { CorsPolicy } from './policy.js';
 /**
  * Everything the engine sends for one path that does not depend on the request, computed once
  * when the routes are sealed. It is the `store` of the path's node in the find-my-way tree, so
- * one lookup answers "is the path covered, with which methods, under which policy".
+ * one lookup answers "is the path covered, with which methods, under which policy". Rows and
+ * rules A-D are those of docs/CONTRACT.md, section 3.
  */
 export interface PathTable {
   readonly policy: CorsPolicy;

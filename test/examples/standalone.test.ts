@@ -1,4 +1,4 @@
-/** `npm run example -- standalone` answers each request kind of DESIGN section 3 as the contract says. */
+/** `npm run example -- standalone` answers each request kind of docs/CONTRACT.md (section 3) as the contract says. */
 import t from 'tap';
 
 import { startExample } from '../helpers/example.js';
