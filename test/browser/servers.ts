@@ -35,6 +35,12 @@ interface RouteSpec {
   methods: string[];
   path: string;
   options: CorsOptions;
+  /**
+   * The handler sets cookies. The host's controller then takes CorsService, which grants
+   * credentials on the path (docs/CONTRACT.md, rule D); the standalone route says
+   * allowCredentials itself, as the README tells standalone users to.
+   */
+  setsCookies?: boolean;
   handle(exchange: Exchange): void;
 }
 
@@ -55,6 +61,7 @@ export function routeTable(a: string, b: string): RouteSpec[] {
       methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
       path: '/a-only',
       options: { origin: [a], exposedHeaders: ['X-Exposed', 'Set-Cookie'] },
+      setsCookies: true,
       handle: ({ res, setCookie }) => {
         setCookie('invisible', '1');
         reply(res, 200, 'a-only', { 'X-Exposed': 'yes', 'X-Hidden': 'yes' });
@@ -74,7 +81,8 @@ export function routeTable(a: string, b: string): RouteSpec[] {
     {
       methods: ['POST'],
       path: '/login',
-      options: { origin: [b], allowCredentials: true },
+      options: { origin: [b] },
+      setsCookies: true,
       handle: ({ res, setCookie }) => {
         setCookie('session', 'abc123');
         reply(res, 200, 'logged in');
@@ -91,6 +99,18 @@ export function routeTable(a: string, b: string): RouteSpec[] {
       },
     },
     { methods: ['GET'], path: '/null-listed', options: { origin: ['null', a] }, handle: ok },
+    {
+      // The README's login: a JSON body (so a preflight) and credentials: 'include'.
+      methods: ['POST'],
+      path: '/json-login',
+      options: { origin: [b], maxAge: 0 },
+      setsCookies: true,
+      handle: ({ res, setCookie }) => {
+        setCookie('session', 'json123');
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.end(JSON.stringify({ loggedIn: true }));
+      },
+    },
   ];
 }
 
@@ -98,7 +118,7 @@ export async function startStandalone(a: string, b: string): Promise<ApiServer> 
   const cors = createCors({}, { logger: quiet });
   const router = Router();
   for (const spec of routeTable(a, b)) {
-    cors.route(spec.methods, spec.path, spec.options);
+    cors.route(spec.methods, spec.path, spec.setsCookies ? { allowCredentials: true, ...spec.options } : spec.options);
     router.on(spec.methods as 'GET'[], spec.path, (req, res) => spec.handle({ req, res, setCookie: (name, value) => setCorsCookie(req, res, name, value, {}, quiet) }));
   }
   const app = (req: IncomingMessage, res: ServerResponse) => {
@@ -119,17 +139,20 @@ export async function startStandalone(a: string, b: string): Promise<ApiServer> 
 export async function startModule(a: string, b: string): Promise<ApiServer> {
   const controllers = routeTable(a, b).map((spec, index) => {
     class RouteController {
-      constructor(
-        readonly cors: CorsService,
-        readonly ctx: RequestContext,
-      ) {}
+      readonly ctx: RequestContext;
+      readonly cors: CorsService | undefined;
+      // Parameters as injected below: RequestContext, then CorsService when the route sets cookies.
+      constructor(...injected: [RequestContext, CorsService?]) {
+        [this.ctx, this.cors] = injected;
+      }
       handle() {
-        spec.handle({ req: this.ctx.rawReq, res: this.ctx.rawRes, setCookie: (name, value) => this.cors.setCookie(name, value) });
+        spec.handle({ req: this.ctx.rawReq, res: this.ctx.rawRes, setCookie: (name, value) => this.cors!.setCookie(name, value) });
       }
     }
     Object.defineProperty(RouteController, 'name', { value: `Route${index}Controller` });
-    inject(CorsService)(RouteController, undefined, 0);
-    inject(RequestContext)(RouteController, undefined, 1);
+    inject(RequestContext)(RouteController, undefined, 0);
+    // Only a controller that sets cookies takes CorsService, as in an application.
+    if (spec.setsCookies) inject(CorsService)(RouteController, undefined, 1);
     const descriptor = Object.getOwnPropertyDescriptor(RouteController.prototype, 'handle')!;
     for (const method of spec.methods) route(method, spec.path)(RouteController.prototype, 'handle', descriptor);
     controller({ providersPerRou: [{ token: CorsOptions, useValue: spec.options }] })(RouteController);
