@@ -11,19 +11,6 @@ import { RouteTree, type PathLookup, type PathMatching } from './route-tree.js';
 
 export type Next = (error?: unknown) => void;
 
-/**
- * Options given in layers (say a module's route options, then a controller's), each checked
- * and merged field by field over the one before, the later winning. `source` names them.
- */
-export function layerCorsOptions(layers: readonly unknown[], source: string): CorsOptions {
-  let merged: CorsOptions = {};
-  for (const layer of layers) {
-    checkOptionsObject(layer, source);
-    merged = mergeCorsOptions(merged, layer);
-  }
-  return merged;
-}
-
 export interface CorsEngineSettings {
   /** Start-up warnings and request-time faults. Default: `console`. */
   logger?: CorsLogger;
@@ -42,6 +29,9 @@ export interface MirrorableRouter extends PathMatching {
 }
 
 export type FindMyWayRouter = Router.Instance<Router.HTTPVersion.V1> | Router.Instance<Router.HTTPVersion.V2> | MirrorableRouter;
+
+/** Set by CorsEngine's static block; declared first, so that block finds it initialised. */
+export let moduleAccess: EngineModuleAccess;
 
 /**
  * Classifies each request on a covered path (docs/CONTRACT.md, section 3) and answers OPTIONS and
@@ -72,10 +62,14 @@ export class CorsEngine {
    * Covers `path` for `methods`, with `options` merged field by field over the engine's own.
    * Validates at once: bad options throw here, at start-up.
    */
-  route(methods: string | readonly string[], path: string, options?: CorsOptions, source?: string): this {
-    this.#assertOpen('route()');
+  route(methods: string | readonly string[], path: string, options?: CorsOptions): this {
     const list = typeof methods === 'string' ? [methods] : methods;
-    const label = source ?? `route ${list.join(',')} ${path}`;
+    this.#route(list, path, options, `route ${list.join(',')} ${path}`);
+    return this;
+  }
+
+  #route(list: readonly string[], path: string, options: CorsOptions | undefined, label: string): void {
+    this.#assertOpen('route()');
     if (options === undefined) {
       this.#tree.add(list, path, this.#options, this.#policy, label);
     } else {
@@ -83,7 +77,6 @@ export class CorsEngine {
       const merged = mergeCorsOptions(this.#options, options);
       this.#tree.add(list, path, merged, this.#routePolicy(merged, label), label);
     }
-    return this;
   }
 
   /**
@@ -101,7 +94,7 @@ export class CorsEngine {
       throw new CorsOptionsError(this.#source, '(mirror)', router, 'has no routes yet', 'call mirror() after the application has registered its routes');
     }
     this.#tree.adoptMatching(router, 'mirror()');
-    for (const { method, path } of router.routes) this.route(method, path, options, `mirror() of ${method} ${path}`);
+    for (const { method, path } of router.routes) this.#route([method], path, options, `mirror() of ${method} ${path}`);
     return this;
   }
 
@@ -123,18 +116,21 @@ export class CorsEngine {
     return this.#decide(table, origin, req, res, next, continueActual);
   };
 
-  /**
-   * Answers OPTIONS on a covered path as its generated twin would: `Allow` and an empty
-   * success. For a host's OPTIONS route standing in for the application's, reached when the
-   * engine hands a request on (a preflight with `preflightContinue`).
-   */
-  readonly respondToOptions = (req: IncomingMessage, res: ServerResponse): void => {
-    const table = this.#lookup(req.url ?? '/');
-    if (table === undefined) return endEmpty(res, 404);
-    res.setHeader('Allow', table.allow);
-    const preflight = req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
-    endEmpty(res, preflight ? table.policy.optionsSuccessStatus : 204);
-  };
+  static {
+    // CorsModule's way in, outside the public API: routes named by their controller and module,
+    // policies it already compiled, and the handler of the OPTIONS twins it adds.
+    moduleAccess = {
+      route: (engine, methods, path, options, source) => engine.#route(methods, path, options, source),
+      knowPolicy: (engine, options, policy) => void engine.#routePolicies.push({ options, policy }),
+      respondToOptions: (engine, req, res) => {
+        const table = engine.#lookup(req.url ?? '/');
+        if (table === undefined) return endEmpty(res, 404);
+        res.setHeader('Allow', table.allow);
+        const preflight = req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+        endEmpty(res, preflight ? table.policy.optionsSuccessStatus : 204);
+      },
+    };
+  }
 
   /** Replaced by the sealed tree's lookup on the first request. */
   #lookup: PathLookup = (url) => {
@@ -201,6 +197,20 @@ export class CorsEngine {
       if (goOn) next();
     });
   }
+}
+
+/** What CorsModule (src/cors/module) may do with an engine beyond the public API. */
+export interface EngineModuleAccess {
+  /** route(), with the registration named in errors as `source`. */
+  route(engine: CorsEngine, methods: readonly string[], path: string, options: CorsOptions | undefined, source: string): void;
+  /** A policy compiled (and warned about) already, for routes whose merged options equal `options`. */
+  knowPolicy(engine: CorsEngine, options: CorsOptions, policy: CorsPolicy): void;
+  /**
+   * Answers OPTIONS on a covered path as its generated twin would: `Allow` and an empty
+   * success. For a host's OPTIONS route standing in for the application's, reached when the
+   * engine hands a request on (a preflight with `preflightContinue`).
+   */
+  respondToOptions(engine: CorsEngine, req: IncomingMessage, res: ServerResponse): void;
 }
 
 /** Writes the headers of one request kind; `true` means "go on to the application". */

@@ -1,5 +1,6 @@
-// The DI module; the engine alone is in '@lib/cors/standalone', which loads nothing of the host.
+// The DI module (src/cors/module); the engine alone is '@lib/cors/standalone', which loads
+// nothing of the host.
 export * from './standalone.js';
-export { CorsModule } from './cors-module.js';
-export { CORS_LOGGER } from './cors-module-tokens.js';
-export { CorsService } from './cors-service.js';
+export { CorsModule } from './module/cors-module.js';
+export { CorsService } from './module/cors-service.js';
+export { CORS_LOGGER } from './module/tokens.js';

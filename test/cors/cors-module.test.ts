@@ -1,5 +1,6 @@
 /** CorsModule, CorsOptions and CorsService in the host, over real sockets. */
 import t from 'tap';
+import Router from 'find-my-way';
 
 import { ProviderBuilder } from '@lib/core';
 import { CORS_LOGGER, CorsModule, CorsOptions, CorsOptionsError, CorsService } from '@lib/cors';
@@ -144,6 +145,43 @@ t.test('two feature modules importing CorsModule with different options keep the
   t.teardown(server.close);
   t.same(corsHeadersOf(await server.send('GET', '/a', { Origin: 'https://two.test' })), { 'access-control-allow-origin': 'https://one.test' });
   t.same(corsHeadersOf(await server.send('GET', '/b', { Origin: 'https://two.test' })), { 'access-control-allow-origin': 'https://two.test', vary: 'Origin' });
+});
+
+t.test('one engine per application: ten importing modules keep their own policies, and a request costs one route lookup', async (t) => {
+  const features = Array.from({ length: 10 }, (_, index) => {
+    @controller()
+    class Feature {
+      @route('GET', `feature${index}`)
+      get() {
+        return `feature ${index}`;
+      }
+    }
+    @restModule({ imports: [CorsModule.withOpts({ origin: `https://f${index}.test` })], controllers: [Feature] })
+    class FeatureModule {}
+    return FeatureModule;
+  });
+  // Counts every find-my-way lookup in this process, the engine's and the host router's alike.
+  // Patched before the routers exist: compile() copies _findCompiled onto each instance.
+  const prototype = Object.getPrototypeOf(Router()) as Record<'find' | '_findCompiled', (...args: unknown[]) => unknown>;
+  const original = { find: prototype.find, _findCompiled: prototype._findCompiled };
+  let lookups = 0;
+  for (const name of ['find', '_findCompiled'] as const) {
+    prototype[name] = function (this: unknown, ...args: unknown[]) {
+      lookups++;
+      return original[name].apply(this, args);
+    };
+  }
+  t.teardown(() => Object.assign(prototype, original));
+  @restRootModule({ imports: features })
+  class App {}
+  const server = await serveApplication(App);
+  t.teardown(server.close);
+  for (const index of [0, 9]) {
+    lookups = 0;
+    const answer = await server.send('GET', `/feature${index}`, { Origin: `https://f${index}.test` });
+    t.equal(answer.headers['access-control-allow-origin'], `https://f${index}.test`, `module ${index} keeps its own policy`);
+    t.equal(lookups, 2, 'one lookup in the CORS tree, one in the router, whatever the number of modules');
+  }
 });
 
 t.test("an application's own OPTIONS route answers plain OPTIONS; preflights stay the module's unless preflightContinue", async (t) => {

@@ -13,3 +13,11 @@ t.test('importing @lib/cors/standalone leaves the Reflect metadata API (loaded b
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' });
   t.same(JSON.parse(output), { createCors: 'function', before: 'undefined', after: 'function' });
 });
+
+t.test('the standalone entry exports the engine and nothing of the module', async (t) => {
+  const standalone = await import('@lib/cors/standalone');
+  t.same(Object.keys(standalone).sort(), ['CorsEngine', 'CorsOptions', 'CorsOptionsError', 'createCors', 'setCorsCookie']);
+  const engine = standalone.createCors();
+  t.notOk('respondToOptions' in engine, "the OPTIONS twins' handler is the module's");
+  t.equal(engine.route.length, 3, 'route(methods, path, options?): no source argument');
+});

@@ -2,7 +2,7 @@
 import t from 'tap';
 import Router from 'find-my-way';
 
-import { createCors, CorsOptionsError, GLOBAL_METHODS } from '@lib/cors/standalone';
+import { createCors, CorsOptionsError } from '@lib/cors/standalone';
 import * as main from '@lib/cors';
 
 import { captureLogger, corsHeadersOf, echoApp, serve } from '../helpers/http.js';
@@ -25,7 +25,7 @@ t.test('with no route, every path is covered like a global CORS middleware', asy
   const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
   t.teardown(server.close);
   const options = await server.send('OPTIONS', '/anything/at/all');
-  t.same(corsHeadersOf(options), { allow: `${GLOBAL_METHODS.join(', ')}, OPTIONS`, vary: 'Origin' });
+  t.same(corsHeadersOf(options), { allow: 'GET, HEAD, PUT, PATCH, POST, DELETE, OPTIONS', vary: 'Origin' });
   const preflight = await server.send('OPTIONS', '/x?y=1', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'PATCH' });
   t.same(corsHeadersOf(preflight), {
     'access-control-allow-origin': 'https://a.test',

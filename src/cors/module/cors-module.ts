@@ -1,20 +1,33 @@
 import { inject, injectable, Injector, optional, providerToken, readDependencies, tokenName, type DynamicModule, type InitHook } from '@lib/core';
 import { restModule, type RestInitContext, type RouteInfo } from '@lib/rest';
 
-import { CORS_LOGGER, CORS_MODULE_OPTIONS } from './cors-module-tokens.js';
+import { warnOnceAboutWildcard } from '../credentials.js';
+import { CorsEngine, moduleAccess } from '../engine.js';
+import { CorsOptions, mergeCorsOptions, type CorsLogger } from '../options.js';
+import { checkOptionsObject, compilePolicy } from '../policy.js';
 import { CorsService } from './cors-service.js';
-import { warnOnceAboutWildcard } from './credentials.js';
-import { CorsEngine, layerCorsOptions } from './engine.js';
-import { CorsOptions, mergeCorsOptions, type CorsLogger } from './options.js';
+import { layerCorsOptions } from './layers.js';
+import { CORS_LOGGER, CORS_MODULE_OPTIONS } from './tokens.js';
+
+/**
+ * The application's one engine (a providersPerApp singleton): every importing module's routes,
+ * each with its own options, go into one route tree, so a request costs one lookup whatever the
+ * number of modules that import CorsModule.
+ */
+@injectable()
+class ApplicationCors {
+  engine: CorsEngine | undefined;
+}
 
 /**
  * Runs once for each module importing CorsModule: hands that module's routes, with their
- * route-level options, to one engine; adds the OPTIONS twins; puts the engine in front of the
- * router. No CORS decision is made here.
+ * route-level options, to the application's engine; adds the OPTIONS twins; puts the engine in
+ * front of the router (once). No CORS decision is made here.
  */
 @injectable()
 class CorsInitHook implements InitHook<RestInitContext> {
   constructor(
+    private readonly application: ApplicationCors,
     @optional() @inject(CORS_MODULE_OPTIONS) private readonly options?: CorsOptions,
     @optional() @inject(CORS_LOGGER) private readonly logger?: CorsLogger,
   ) {}
@@ -22,7 +35,20 @@ class CorsInitHook implements InitHook<RestInitContext> {
   onInit(context: RestInitContext): void {
     const moduleName = tokenName(context.module);
     const logger = this.logger ?? console;
-    const cors = new CorsEngine(this.options, { logger, source: `CorsModule.withOpts() imported by ${moduleName}` });
+    // The module's own options are checked (and warned about) here, once, under their own name.
+    const moduleSource = `CorsModule.withOpts() imported by ${moduleName}`;
+    const moduleOptions = this.options ?? {};
+    checkOptionsObject(moduleOptions, moduleSource);
+    const baseOptions = mergeCorsOptions(moduleOptions, undefined);
+    const basePolicy = compilePolicy(baseOptions, { source: moduleSource, logger });
+    if (context.routes.length === 0) return;
+    let cors = this.application.engine;
+    if (cors === undefined) {
+      cors = this.application.engine = new CorsEngine({}, { logger, source: 'CorsModule' });
+      context.addPreRouterStep(cors.handle);
+    }
+    moduleAccess.knowPolicy(cors, baseOptions, basePolicy);
+
     const credentialed = credentialedPaths(context.routes);
     const wildcardCookieRoutes: string[] = [];
     const explicitOptions = new Set<string>();
@@ -30,17 +56,16 @@ class CorsInitHook implements InitHook<RestInitContext> {
     for (const route of context.routes) {
       const by = `${route.controller === undefined ? 'a route added by an init hook' : tokenName(route.controller)} in ${moduleName}`;
       let source = `${route.method} ${route.path} (${by})`;
-      let options = routeOptions(route, source);
+      let options = mergeCorsOptions(baseOptions, routeOptions(route, source));
       if (credentialed.has(route.path)) {
-        const effective = mergeCorsOptions(this.options ?? {}, options);
-        if (effective.allowCredentials === undefined && acceptsCredentials(effective.origin)) {
-          options = mergeCorsOptions(options ?? {}, { allowCredentials: true });
+        if (options.allowCredentials === undefined && acceptsCredentials(options.origin)) {
+          options = mergeCorsOptions(options, { allowCredentials: true });
           source = `${route.method} ${route.path} (${by}; answers with credentials, its path having a controller that takes CorsService)`;
-        } else if (effective.origin === undefined || effective.origin === '*') {
+        } else if (options.origin === undefined || options.origin === '*') {
           wildcardCookieRoutes.push(`${route.method} ${route.path}`);
         }
       }
-      cors.route(route.method, route.path, options, source);
+      moduleAccess.route(cors, [route.method], route.path, options, source);
       paths.add(route.path);
       if (route.method === 'OPTIONS') explicitOptions.add(route.path);
     }
@@ -50,10 +75,10 @@ class CorsInitHook implements InitHook<RestInitContext> {
         `CorsModule in ${moduleName}: ${wildcardCookieRoutes.join(', ')} take CorsService to set cookies, but their CORS origin is '*', and browsers refuse credentials under '*'. List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
       );
     }
+    const engine = cors;
     for (const path of paths) {
-      if (!explicitOptions.has(path)) context.addRoute('OPTIONS', path, (ctx) => cors.respondToOptions(ctx.rawReq, ctx.rawRes));
+      if (!explicitOptions.has(path)) context.addRoute('OPTIONS', path, (ctx) => moduleAccess.respondToOptions(engine, ctx.rawReq, ctx.rawRes));
     }
-    context.addPreRouterStep(cors.handle);
   }
 }
 
@@ -87,7 +112,7 @@ function routeOptions(route: RouteInfo, source: string): CorsOptions | undefined
  * twin on its path, with the defaults, `withOpts()` options, or route-level `CorsOptions`
  * provided in `providersPerRou` (module's, then a controller's).
  */
-@restModule({ initHooks: [CorsInitHook], providersPerReq: [CorsService], exports: [CorsService] })
+@restModule({ initHooks: [CorsInitHook], providersPerApp: [ApplicationCors], providersPerReq: [CorsService], exports: [CorsService] })
 export class CorsModule {
   static withOpts(options: CorsOptions): DynamicModule {
     return { module: CorsModule, providersPerMod: [{ token: CORS_MODULE_OPTIONS, useValue: options }] };

@@ -1,9 +1,9 @@
 import { inject, injectable, optional } from '@lib/core';
 import { RequestContext } from '@lib/rest';
 
-import { setCorsCookie, type CookieOptions } from './credentials.js';
-import { CORS_LOGGER } from './cors-module-tokens.js';
-import type { CorsLogger } from './options.js';
+import { setCorsCookie, type CookieOptions } from '../credentials.js';
+import { CORS_LOGGER } from './tokens.js';
+import type { CorsLogger } from '../options.js';
 
 /**
  * Puts cookies on the current response so that browsers accept them on CORS requests

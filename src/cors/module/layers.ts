@@ -1,0 +1,15 @@
+import { mergeCorsOptions, type CorsOptions } from '../options.js';
+import { checkOptionsObject } from '../policy.js';
+
+/**
+ * Options given in layers (say a module's route options, then a controller's), each checked
+ * and merged field by field over the one before, the later winning. `source` names them.
+ */
+export function layerCorsOptions(layers: readonly unknown[], source: string): CorsOptions {
+  let merged: CorsOptions = {};
+  for (const layer of layers) {
+    checkOptionsObject(layer, source);
+    merged = mergeCorsOptions(merged, layer);
+  }
+  return merged;
+}
