@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type Router from 'find-my-way';
 
-import { CorsOptionsError } from './errors.js';
+import { RouteRegistrationError } from './errors.js';
 import { mergeCorsOptions, sameOptions, type CorsLogger, type CorsOptions } from './options.js';
 import type { PathTable } from './path-table.js';
 import { checkOptionsObject, compilePolicy, type CorsPolicy } from './policy.js';
-import { endEmpty, setActualHeaders, setAlwaysOnHeaders, setPreflightHeaders, writeOptions, writePreflight } from './responses.js';
-import { RouteTree, type PathLookup, type PathMatching } from './route-tree.js';
+import { answerOptions, answerPreflight, continueActual, type Continuation } from './request-kinds.js';
+import { endEmpty } from './responses.js';
+import { RouteTree, type FindMyWayRouter, type MirrorableRouter, type PathLookup, type PathMatching } from './route-tree.js';
 
 export type Next = (error?: unknown) => void;
 
@@ -19,16 +19,6 @@ export interface CorsEngineSettings {
   /** Names the options in errors and warnings. Default: `createCors()`. */
   source?: string;
 }
-
-/**
- * The part of a find-my-way router that `mirror()` reads. find-my-way's own typings omit
- * `routes`, so a router instance is accepted as it is and checked at run time.
- */
-export interface MirrorableRouter extends PathMatching {
-  readonly routes: readonly { readonly method: string; readonly path: string }[];
-}
-
-export type FindMyWayRouter = Router.Instance<Router.HTTPVersion.V1> | Router.Instance<Router.HTTPVersion.V2> | MirrorableRouter;
 
 /** Set by CorsEngine's static block; declared first, so that block finds it initialised. */
 export let moduleAccess: EngineModuleAccess;
@@ -87,11 +77,11 @@ export class CorsEngine {
     this.#assertOpen('mirror()');
     const router = instance as Partial<MirrorableRouter> | null;
     if (router === null || typeof router !== 'object' || !Array.isArray(router.routes)) {
-      throw new CorsOptionsError(this.#source, '(mirror)', router, 'is not a find-my-way router', 'pass the router returned by FindMyWay()');
+      throw new RouteRegistrationError(`${this.#source}.mirror()`, router, 'is not a find-my-way router', 'pass the router returned by FindMyWay()');
     }
     if (router.routes.length === 0) {
       // Mirroring too early would silently leave no route, and so cover every path.
-      throw new CorsOptionsError(this.#source, '(mirror)', router, 'has no routes yet', 'call mirror() after the application has registered its routes');
+      throw new RouteRegistrationError(`${this.#source}.mirror()`, 'the router', 'has no routes yet', 'call mirror() after the application has registered its routes');
     }
     this.#tree.adoptMatching(router, 'mirror()');
     for (const { method, path } of router.routes) this.#route([method], path, options, `mirror() of ${method} ${path}`);
@@ -111,8 +101,7 @@ export class CorsEngine {
       if (origin === undefined || !table.varyOnOrigin) return answerOptions(table, req, res, undefined) ? next() : undefined;
       return this.#decide(table, origin, req, res, next, answerOptions);
     }
-    setAlwaysOnHeaders(table, res);
-    if (origin === undefined || !table.varyOnOrigin) return next();
+    if (origin === undefined || !table.varyOnOrigin) return continueActual(table, req, res, undefined) ? next() : undefined;
     return this.#decide(table, origin, req, res, next, continueActual);
   };
 
@@ -212,38 +201,3 @@ export interface EngineModuleAccess {
    */
   respondToOptions(engine: CorsEngine, req: IncomingMessage, res: ServerResponse): void;
 }
-
-/** Writes the headers of one request kind; `true` means "go on to the application". */
-type Continuation = (table: PathTable, req: IncomingMessage, res: ServerResponse, allowedOrigin: string | undefined) => boolean;
-
-/** Row 4: a preflight, answered here unless `preflightContinue`. */
-const answerPreflight: Continuation = (table, req, res, allowedOrigin) => {
-  if (!table.policy.preflightContinue && res.getHeaderNames().length === 0) {
-    writePreflight(table, req, res, allowedOrigin, table.policy.optionsSuccessStatus);
-    return false;
-  }
-  setPreflightHeaders(table, req, res, allowedOrigin);
-  if (table.policy.preflightContinue) return true;
-  endEmpty(res, table.policy.optionsSuccessStatus);
-  return false;
-};
-
-/** Rows 1 and 2: OPTIONS without a preflight; the application's own OPTIONS route wins. */
-const answerOptions: Continuation = (table, _req, res, allowedOrigin) => {
-  if (!table.explicitOptions && res.getHeaderNames().length === 0) {
-    writeOptions(table, res, allowedOrigin);
-    return false;
-  }
-  setAlwaysOnHeaders(table, res);
-  if (allowedOrigin !== undefined) setActualHeaders(table, res, allowedOrigin);
-  if (table.explicitOptions) return true;
-  res.setHeader('Allow', table.allow);
-  endEmpty(res, 204);
-  return false;
-};
-
-/** Row 3: an actual CORS request, handed on with its headers set. */
-const continueActual: Continuation = (table, _req, res, allowedOrigin) => {
-  if (allowedOrigin !== undefined) setActualHeaders(table, res, allowedOrigin);
-  return true;
-};

@@ -27,3 +27,22 @@ export function describeValue(value: unknown): string {
   if (value !== null && typeof value === 'object') return `{ ${Object.keys(value).join(', ')} }`;
   return String(value);
 }
+
+/**
+ * Thrown at start-up by route(), mirror() and CorsModule when a route cannot be covered as
+ * registered: its message names who registered it, the path, what clashes and the fix.
+ */
+export class RouteRegistrationError extends Error {
+  override readonly name = 'RouteRegistrationError';
+
+  constructor(
+    /** Who registered the route, e.g. `route GET /users` or `GET /users (UsersController in AppModule)`. */
+    readonly source: string,
+    /** The path, or the value given where a path or router was expected. */
+    readonly path: unknown,
+    problem: string,
+    fix: string,
+  ) {
+    super(`${source}: ${typeof path === 'string' ? path : describeValue(path)} ${problem}. Fix: ${fix}`);
+  }
+}

@@ -31,7 +31,7 @@ export const MAX_REQUEST_HEADER_NAMES = 64;
 // (",,") are refused: browsers never send them.
 const TOKEN_LIST = new RegExp(`^${OWS}${TCHARS}${OWS}(?:,${OWS}${TCHARS}${OWS}){0,${MAX_REQUEST_HEADER_NAMES - 1}}$`);
 
-export function isToken(value: string): boolean {
+export function isHttpToken(value: string): boolean {
   return TOKEN.test(value);
 }
 

@@ -12,28 +12,25 @@ export interface PathTable {
   readonly allow: string;
   /** The application has its own OPTIONS route here, which answers non-preflight OPTIONS. */
   readonly explicitOptions: boolean;
-  /** Rule A: an `Access-Control-Allow-Origin` that does not depend on the request ('*' or one origin). */
-  readonly constantAllowOrigin: string | undefined;
-  /** Rule A: the policy depends on `Origin`, so every response of the path varies on it. */
+  /** The policy depends on `Origin` (the dynamic kind): only its answers differ by origin. */
   readonly varyOnOrigin: boolean;
-  /**
-   * Rule A: what every response of rows 1, 2, 3 and 5 carries, whatever its `Origin`, as flat
-   * [name, value, ...] pairs. Under a constant policy that is the whole of rule B, so a cached
-   * answer fits every origin; otherwise nothing (`Vary: Origin` is added by the writers).
+  /** Rule C reflects the request's validated `Access-Control-Request-Headers`. */
+  readonly reflectRequestHeaders: boolean;
+  /*
+   * Each answer once, as flat [name, value, ...] pairs that every writer of responses.ts derives
+   * from (one writeHead(), or setHeader() one by one). What depends on the request (an echoed
+   * origin, reflected headers) is appended by the writers.
    */
-  readonly alwaysOn: readonly string[];
-  /** Rule B after an echoed, allowed origin (origin-dependent policies only): flat pairs. */
-  readonly actualHeaders: readonly string[];
-  /** Rule C after an allowed origin, except the reflected request headers: flat pairs. */
-  readonly preflightHeaders: readonly string[];
-  /** Rule C: what a preflight answer depends on, already joined. */
-  readonly preflightVary: string | undefined;
-  /** A whole refused preflight answer for a response nothing else has touched: flat pairs. */
-  readonly preflightRefused: readonly string[];
-  /** A whole granted preflight answer but for the echoed origin and reflected headers: flat pairs. */
-  readonly preflightGranted: readonly string[];
-  /** A whole answer to OPTIONS without a preflight (rule A, `Allow`), but for rule B's pairs: flat pairs. */
+  /** Rows 3 and 5: rule A (under a constant policy the whole of rule B; else `Vary: Origin`). */
+  readonly actualAnswer: readonly string[];
+  /** Rows 1 and 2: rule A and `Allow`. */
   readonly optionsAnswer: readonly string[];
+  /** Rule B after an echoed origin (dynamic policies; empty otherwise). */
+  readonly grant: readonly string[];
+  /** Row 4, origin refused. */
+  readonly preflightRefused: readonly string[];
+  /** Row 4, origin allowed. */
+  readonly preflightGranted: readonly string[];
 }
 
 /** Methods covered when no route is registered (the `cors` package's default list). */
@@ -45,35 +42,27 @@ export function buildPathTable(policy: CorsPolicy, methods: Iterable<string>): P
   const origin = policy.origin;
   const constantAllowOrigin = origin.kind === 'any' ? '*' : origin.kind === 'fixed' ? origin.origin : undefined;
   const varyOnOrigin = origin.kind === 'dynamic';
+  const reflectRequestHeaders = policy.allowedHeaders === undefined;
 
-  const grant: string[] = [];
-  if (policy.allowCredentials) grant.push('Access-Control-Allow-Credentials', 'true');
-  if (policy.exposeHeaders !== undefined) grant.push('Access-Control-Expose-Headers', policy.exposeHeaders);
-  const alwaysOn = constantAllowOrigin === undefined ? [] : ['Access-Control-Allow-Origin', constantAllowOrigin, ...grant];
-  const actualHeaders = varyOnOrigin ? grant : [];
-
-  const preflightHeaders: string[] = ['Access-Control-Allow-Methods', policy.allowMethods ?? allowed];
-  if (!policy.reflectRequestHeaders && policy.allowHeaders !== undefined) {
-    preflightHeaders.push('Access-Control-Allow-Headers', policy.allowHeaders);
-  }
-  if (policy.maxAge !== undefined) preflightHeaders.push('Access-Control-Max-Age', policy.maxAge);
-  if (policy.allowCredentials) preflightHeaders.push('Access-Control-Allow-Credentials', 'true');
+  const ruleB: string[] = [];
+  if (policy.allowCredentials) ruleB.push('Access-Control-Allow-Credentials', 'true');
+  if (policy.exposedHeaders !== undefined && policy.exposedHeaders.length > 0) ruleB.push('Access-Control-Expose-Headers', policy.exposedHeaders.join(', '));
+  const actualAnswer = constantAllowOrigin !== undefined ? ['Access-Control-Allow-Origin', constantAllowOrigin, ...ruleB] : varyOnOrigin ? ['Vary', 'Origin'] : [];
 
   const preflightVary: string[] = [];
   if (varyOnOrigin) preflightVary.push('Origin');
-  if (policy.reflectRequestHeaders) preflightVary.push('Access-Control-Request-Headers');
+  if (reflectRequestHeaders) preflightVary.push('Access-Control-Request-Headers');
   if (policy.allowPrivateNetwork) preflightVary.push('Access-Control-Request-Private-Network');
-
   const preflightRefused: string[] = [];
   if (preflightVary.length > 0) preflightRefused.push('Vary', preflightVary.join(', '));
   if (constantAllowOrigin !== undefined) preflightRefused.push('Access-Control-Allow-Origin', constantAllowOrigin);
   // RFC 9110 8.6: never a Content-Length in a 204. Written out for other statuses, because
   // node:http sends a writeHead() answer without one chunked.
   if (policy.optionsSuccessStatus !== 204) preflightRefused.push('Content-Length', '0');
-  const preflightGranted = [...preflightRefused, ...preflightHeaders];
-  const optionsAnswer = [...alwaysOn];
-  if (varyOnOrigin) optionsAnswer.push('Vary', 'Origin');
-  optionsAnswer.push('Allow', allowed);
+  const preflightGranted = [...preflightRefused, 'Access-Control-Allow-Methods', policy.allowedMethods?.join(', ') ?? allowed];
+  if (policy.allowedHeaders !== undefined && policy.allowedHeaders.length > 0) preflightGranted.push('Access-Control-Allow-Headers', policy.allowedHeaders.join(', '));
+  if (policy.maxAge !== undefined) preflightGranted.push('Access-Control-Max-Age', policy.maxAge);
+  if (policy.allowCredentials) preflightGranted.push('Access-Control-Allow-Credentials', 'true');
 
   // Not frozen here: the route tree adds methods to a path in place, then freezes at seal. The
   // lists are never frozen: V8 copies a frozen array (the writers' slice()) on a slow path,
@@ -82,15 +71,13 @@ export function buildPathTable(policy: CorsPolicy, methods: Iterable<string>): P
     policy,
     allow: allowed,
     explicitOptions: registered.includes('OPTIONS'),
-    constantAllowOrigin,
     varyOnOrigin,
-    alwaysOn,
-    actualHeaders,
-    preflightHeaders,
-    preflightVary: preflightVary.length === 0 ? undefined : preflightVary.join(', '),
+    reflectRequestHeaders,
+    actualAnswer,
+    optionsAnswer: [...actualAnswer, 'Allow', allowed],
+    grant: varyOnOrigin ? ruleB : [],
     preflightRefused,
     preflightGranted,
-    optionsAnswer,
   };
 }
 

@@ -1,20 +1,21 @@
 import { CorsOptionsError, describeValue } from './errors.js';
-import { isToken } from './http-grammar.js';
+import { isHttpToken } from './http-grammar.js';
 import { compileOriginMatcher, type OriginMatcher } from './origin-matcher.js';
 import { CORS_OPTION_FIELDS, type CorsLogger, type CorsOptions } from './options.js';
 
 /**
- * Validated options with every header value already joined: what the per-path tables are
- * built from. Frozen; nothing in it depends on a request.
+ * Validated options, copied: what the per-path tables are built from (path-table.ts joins the
+ * lists into header values). Frozen; nothing in it depends on a request. A list holding only
+ * `'*'` is the wildcard.
  */
 export interface CorsPolicy {
   readonly origin: OriginMatcher;
-  /** `Access-Control-Allow-Methods`, or `undefined` for "the methods of the path". */
-  readonly allowMethods: string | undefined;
-  /** `true`: reflect the validated `Access-Control-Request-Headers`; else the fixed value (`undefined`: none). */
-  readonly reflectRequestHeaders: boolean;
-  readonly allowHeaders: string | undefined;
-  readonly exposeHeaders: string | undefined;
+  /** `Access-Control-Allow-Methods`; `undefined`: the methods of the path. */
+  readonly allowedMethods: readonly string[] | undefined;
+  /** `Access-Control-Allow-Headers`; `undefined`: reflect the validated `Access-Control-Request-Headers`. */
+  readonly allowedHeaders: readonly string[] | undefined;
+  /** `Access-Control-Expose-Headers`; `undefined` or empty: none. */
+  readonly exposedHeaders: readonly string[] | undefined;
   readonly allowCredentials: boolean;
   readonly maxAge: string | undefined;
   readonly allowPrivateNetwork: boolean;
@@ -93,10 +94,9 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
 
   return Object.freeze({
     origin,
-    allowMethods: joinNames(allowedMethods),
-    reflectRequestHeaders: allowedHeaders === undefined,
-    allowHeaders: joinNames(allowedHeaders),
-    exposeHeaders: joinNames(exposedHeaders),
+    allowedMethods,
+    allowedHeaders,
+    exposedHeaders,
     allowCredentials,
     maxAge: maxAge === undefined ? undefined : String(maxAge),
     allowPrivateNetwork: checkBoolean(options.allowPrivateNetwork, 'allowPrivateNetwork', source),
@@ -131,7 +131,7 @@ function checkNames(value: unknown, field: string, source: string): readonly str
     throw new CorsOptionsError(source, field, value, "is neither '*' nor an array of names", `use an array, e.g. ${field === 'allowedMethods' ? "['GET', 'POST']" : "['X-Request-Id']"}`);
   }
   value.forEach((name: unknown, index) => {
-    if (typeof name !== 'string' || !isToken(name)) {
+    if (typeof name !== 'string' || !isHttpToken(name)) {
       throw new CorsOptionsError(source, `${field}[${index}]`, name, 'is not an HTTP token (RFC 9110: letters, digits and !#$%&\'*+-.^_`|~, no spaces or commas)', `write one name per array element, e.g. ${describeValue(field === 'allowedMethods' ? 'PATCH' : 'X-Request-Id')}`);
     }
     if (name === '*' && value.length > 1) {
@@ -139,8 +139,4 @@ function checkNames(value: unknown, field: string, source: string): readonly str
     }
   });
   return [...new Set<string>(value)];
-}
-
-function joinNames(names: readonly string[] | undefined): string | undefined {
-  return names === undefined || names.length === 0 ? undefined : names.join(', ');
 }

@@ -6,74 +6,85 @@ import { isReflectableHeaderList } from './http-grammar.js';
 import type { PathTable } from './path-table.js';
 
 /*
- * The writers of the request contract (docs/CONTRACT.md, section 3). Each answer is written
- * two ways: set header by header on a response that something else already touched, or in one
- * writeHead() of a prebuilt list when nothing has (the usual case, and the faster one);
- * test/cors/writers.test.ts proves the two agree. Hot path -- change with care: they only copy
- * precomputed values from the path table; the request contributes nothing but the
+ * The writers of the request contract (docs/CONTRACT.md, section 3). The path table holds each
+ * answer once; each writer derives from it in one of two ways: one writeHead() of the list when
+ * nothing has touched the response (the usual case, and the faster one), or the same pairs set
+ * one by one onto a response something else already touched (test/cors/writers.test.ts proves
+ * the two agree). Hot path -- change with care: the request contributes nothing but the
  * already-validated origin and, on preflights, a request-header list checked by
  * isReflectableHeaderList.
  */
 
-/** Rule A, on every response of rows 1, 2, 3 and 5 of a covered path. */
-export function setAlwaysOnHeaders(table: PathTable, res: ServerResponse): void {
-  setPairs(res, table.alwaysOn);
-  if (table.varyOnOrigin) appendVary(res, 'Origin');
-}
-
-/** Rule B for an allowed origin under an origin-dependent policy (rule A already applied). */
-export function setActualHeaders(table: PathTable, res: ServerResponse, origin: string): void {
-  res.setHeader('Access-Control-Allow-Origin', origin);
-  setPairs(res, table.actualHeaders);
-}
-
-/** Rule C. `origin` is the request's origin when the policy allows it, `undefined` when not. */
-export function setPreflightHeaders(table: PathTable, req: IncomingMessage, res: ServerResponse, origin: string | undefined): void {
-  if (table.preflightVary !== undefined) appendVary(res, table.preflightVary);
-  if (table.constantAllowOrigin !== undefined) res.setHeader('Access-Control-Allow-Origin', table.constantAllowOrigin);
-  if (origin === undefined) return;
-  if (table.varyOnOrigin) res.setHeader('Access-Control-Allow-Origin', origin);
-  setPairs(res, table.preflightHeaders);
-  const requested = reflectedRequestHeaders(table, req);
-  if (requested !== undefined) res.setHeader('Access-Control-Allow-Headers', requested);
-  if (grantsPrivateNetwork(table, req)) res.setHeader('Access-Control-Allow-Private-Network', 'true');
+/** Rows 3 and 5: rule A, and for an allowed origin of a dynamic policy rule B; the handler runs next. */
+export function setActualHeaders(table: PathTable, res: ServerResponse, allowedOrigin: string | undefined): void {
+  setPairs(res, table.actualAnswer);
+  if (allowedOrigin !== undefined && table.varyOnOrigin) {
+    res.setHeader('Access-Control-Allow-Origin', allowedOrigin);
+    setPairs(res, table.grant);
+  }
 }
 
 /**
- * Rule C, whole, for a response nothing else has touched (the usual case): one writeHead() of
- * a list built at start-up, plus at most three request-dependent pairs.
+ * Rows 1 and 2. `allowedOrigin`: the request's origin when a dynamic policy allows it. Without
+ * `answer` (an application OPTIONS route answers), only the CORS headers are set, no `Allow`.
  */
-export function writePreflight(table: PathTable, req: IncomingMessage, res: ServerResponse, origin: string | undefined, status: number): void {
-  if (origin === undefined) {
-    res.writeHead(status, table.preflightRefused as string[]);
-  } else {
-    const headers = table.preflightGranted.slice();
-    if (table.varyOnOrigin) headers.push('Access-Control-Allow-Origin', origin);
-    const requested = reflectedRequestHeaders(table, req);
-    if (requested !== undefined) headers.push('Access-Control-Allow-Headers', requested);
-    if (grantsPrivateNetwork(table, req)) headers.push('Access-Control-Allow-Private-Network', 'true');
-    res.writeHead(status, headers);
+export function writeOptions(table: PathTable, res: ServerResponse, allowedOrigin: string | undefined, answer: boolean): void {
+  const echo = allowedOrigin !== undefined && table.varyOnOrigin;
+  if (answer && res.getHeaderNames().length === 0) {
+    if (!echo) {
+      res.writeHead(204, table.optionsAnswer as string[]);
+    } else {
+      const headers = table.optionsAnswer.slice();
+      headers.push('Access-Control-Allow-Origin', allowedOrigin);
+      for (const value of table.grant) headers.push(value);
+      res.writeHead(204, headers);
+    }
+    res.end();
+    return;
   }
-  res.end();
+  setPairs(res, answer ? table.optionsAnswer : table.actualAnswer);
+  if (echo) {
+    res.setHeader('Access-Control-Allow-Origin', allowedOrigin);
+    setPairs(res, table.grant);
+  }
+  if (answer) endEmpty(res, 204);
 }
 
-/** Rows 1 and 2, whole, for a response nothing else has touched: one writeHead() of a list built at start-up. */
-export function writeOptions(table: PathTable, res: ServerResponse, origin: string | undefined): void {
-  // A constant policy's answer is already whole in optionsAnswer: the same for every origin.
-  if (origin === undefined || !table.varyOnOrigin) {
-    res.writeHead(204, table.optionsAnswer as string[]);
-  } else {
-    const headers = table.optionsAnswer.slice();
-    headers.push('Access-Control-Allow-Origin', origin);
-    for (const value of table.actualHeaders) headers.push(value);
-    res.writeHead(204, headers);
+/**
+ * Row 4, rule C. `allowedOrigin` is the request's origin when the policy allows it (any origin
+ * under a constant policy), `undefined` when not. Without `answer` (`preflightContinue`) the
+ * headers are set and the response left to the application.
+ */
+export function writePreflight(table: PathTable, req: IncomingMessage, res: ServerResponse, allowedOrigin: string | undefined, answer: boolean): void {
+  const status = table.policy.optionsSuccessStatus;
+  const whole = allowedOrigin === undefined ? table.preflightRefused : table.preflightGranted;
+  if (answer && res.getHeaderNames().length === 0) {
+    if (allowedOrigin === undefined) {
+      res.writeHead(status, whole as string[]);
+    } else {
+      const headers = whole.slice();
+      if (table.varyOnOrigin) headers.push('Access-Control-Allow-Origin', allowedOrigin);
+      const requested = reflectedRequestHeaders(table, req);
+      if (requested !== undefined) headers.push('Access-Control-Allow-Headers', requested);
+      if (grantsPrivateNetwork(table, req)) headers.push('Access-Control-Allow-Private-Network', 'true');
+      res.writeHead(status, headers);
+    }
+    res.end();
+    return;
   }
-  res.end();
+  setPairs(res, whole);
+  if (allowedOrigin !== undefined) {
+    if (table.varyOnOrigin) res.setHeader('Access-Control-Allow-Origin', allowedOrigin);
+    const requested = reflectedRequestHeaders(table, req);
+    if (requested !== undefined) res.setHeader('Access-Control-Allow-Headers', requested);
+    if (grantsPrivateNetwork(table, req)) res.setHeader('Access-Control-Allow-Private-Network', 'true');
+  }
+  if (answer) endEmpty(res, status);
 }
 
 /** The request's header list, when the policy reflects it and it passes validation. */
 function reflectedRequestHeaders(table: PathTable, req: IncomingMessage): string | undefined {
-  if (!table.policy.reflectRequestHeaders) return undefined;
+  if (!table.reflectRequestHeaders) return undefined;
   const requested = req.headers['access-control-request-headers'];
   return requested !== undefined && requested !== '' && isReflectableHeaderList(requested) ? requested : undefined;
 }
@@ -93,12 +104,20 @@ export function endEmpty(res: ServerResponse, status: number): void {
   res.end();
 }
 
-/** Adds to `Vary`, never replacing what a handler or an earlier middleware set. */
-function appendVary(res: ServerResponse, field: string): void {
-  if (res.getHeader('Vary') === undefined) res.setHeader('Vary', field);
-  else vary(res, field);
-}
-
+/**
+ * An answer's pairs onto a response something else may have touched: `Vary` is added to, never
+ * replacing what a handler or an earlier middleware set; `Content-Length` is left to whoever
+ * ends the response (endEmpty, or the application after preflightContinue).
+ */
 function setPairs(res: ServerResponse, pairs: readonly string[]): void {
-  for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
+  for (let i = 0; i < pairs.length; i += 2) {
+    const name = pairs[i]!;
+    const value = pairs[i + 1]!;
+    if (name === 'Vary') {
+      if (res.getHeader('Vary') === undefined) res.setHeader('Vary', value);
+      else vary(res, value);
+    } else if (name !== 'Content-Length') {
+      res.setHeader(name, value);
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import Router from 'find-my-way';
 
-import { CorsOptionsError, describeValue } from './errors.js';
-import { isToken } from './http-grammar.js';
+import { describeValue, RouteRegistrationError } from './errors.js';
+import { isHttpToken } from './http-grammar.js';
 import { sameOptions, type CorsOptions } from './options.js';
 import { buildPathTable, GLOBAL_METHODS, type PathTable } from './path-table.js';
 import type { CorsPolicy } from './policy.js';
@@ -36,6 +36,16 @@ interface PathRecord {
 
 export type PathLookup = (url: string) => PathTable | undefined;
 
+/**
+ * The part of a find-my-way router that `mirror()` reads. find-my-way's own typings omit
+ * `routes`, so a router instance is accepted as it is and checked at run time.
+ */
+export interface MirrorableRouter extends PathMatching {
+  readonly routes: readonly { readonly method: string; readonly path: string }[];
+}
+
+export type FindMyWayRouter = Router.Instance<Router.HTTPVersion.V1> | Router.Instance<Router.HTTPVersion.V2> | MirrorableRouter;
+
 const NO_SEARCH_PARAMS = Object.freeze({});
 /**
  * Every covered path is one entry of the tree, filed under GET whatever its methods: find-my-way
@@ -62,19 +72,19 @@ export class RouteTree {
   adoptMatching(matching: PathMatching, source: string): void {
     const wanted = pickMatching(matching);
     if (this.#router !== undefined && MATCHING_FIELDS.some((field) => wanted[field] !== this.#matching[field])) {
-      throw new CorsOptionsError(source, '(path matching)', describeMatching(wanted), `differs from the ${describeMatching(this.#matching)} the routes already registered use`, 'mirror the router before calling route(), or give createCors() the same settings');
+      throw new RouteRegistrationError(source, 'the mirrored router', `matches paths with ${describeMatching(wanted)}, which differs from the ${describeMatching(this.#matching)} the routes already registered use`, 'mirror the router before calling route(), or give createCors() the same settings');
     }
     this.#matching = wanted;
   }
 
   add(methods: readonly string[], path: string, options: CorsOptions, policy: CorsPolicy, source: string): void {
-    if (methods.length === 0) throw new CorsOptionsError(source, '(methods)', methods, 'names no method', 'give one method or an array of them, e.g. ["GET", "POST"]');
+    if (methods.length === 0) throw new RouteRegistrationError(source, path, 'is given no method', 'give one method or an array of them, e.g. ["GET", "POST"]');
     for (const method of methods) {
-      if (typeof method !== 'string' || !isToken(method)) {
-        throw new CorsOptionsError(source, '(method)', method, 'is not an HTTP method', 'use a method name such as "GET"');
+      if (typeof method !== 'string' || !isHttpToken(method)) {
+        throw new RouteRegistrationError(source, path, `is given ${describeValue(method)}, which is not an HTTP method`, 'use a method name such as "GET"');
       }
       if (method !== method.toUpperCase()) {
-        throw new CorsOptionsError(source, '(method)', method, 'is not in upper case, and methods are case-sensitive', `write ${JSON.stringify(method.toUpperCase())}`);
+        throw new RouteRegistrationError(source, path, `is given the method ${JSON.stringify(method)}, not in upper case, and browsers compare methods case-sensitively`, `write ${JSON.stringify(method.toUpperCase())}`);
       }
     }
     const found = this.#find(path);
@@ -84,19 +94,21 @@ export class RouteTree {
       try {
         this.#tree().on(TREE_METHOD, path, unusedHandler, created);
       } catch (error) {
-        throw new CorsOptionsError(source, '(path)', path, `is refused by the route tree (${(error as Error).message})`, 'write it in find-my-way syntax, starting with "/", e.g. "/users/:id"');
+        throw new RouteRegistrationError(source, path, `is refused by the route tree (${(error as Error).message})`, 'write it in find-my-way syntax, starting with "/", e.g. "/users/:id"');
       }
       this.#records.set(created, record);
       return;
     }
     const [table, existing] = found;
     if (existing.policy !== policy && !sameOptions(existing.options, options)) {
-      throw new CorsOptionsError(
+      const repeated = methods.filter((method) => existing.methods.has(method));
+      throw new RouteRegistrationError(
         source,
-        '(route options)',
         path,
-        `differ from those ${existing.source} gave the same path, and a browser caches one CORS answer per URL`,
-        `give every route of ${describeValue(path)} the same CORS options, e.g. register them together: route(['GET', 'POST'], path, options)`,
+        `has other CORS options than ${existing.source} gave it, and a browser caches one CORS answer per URL`,
+        repeated.length > 0
+          ? `${repeated.join(', ')} ${repeated.length === 1 ? 'is' : 'are'} already covered there: register ${repeated.length === 1 ? 'it' : 'them'} once, with the options you mean`
+          : `give every route of ${path} the same CORS options, e.g. register them together: route(['GET', 'POST'], ${JSON.stringify(path)}, options)`,
       );
     }
     for (const method of methods) existing.methods.add(method);
@@ -124,7 +136,7 @@ export class RouteTree {
     const router = this.#router;
     if (router === undefined) {
       // Methods then come from allowedMethods, unless that is '*' or left out.
-      const methods = globalPolicy.allowMethods === undefined || globalPolicy.allowMethods === '*' ? GLOBAL_METHODS : globalPolicy.allowMethods.split(', ');
+      const methods = globalPolicy.allowedMethods === undefined || globalPolicy.allowedMethods.includes('*') ? GLOBAL_METHODS : globalPolicy.allowedMethods;
       const table = Object.freeze(buildPathTable(globalPolicy, methods));
       return () => table;
     }

@@ -5,11 +5,11 @@
 import { CorsEngine, type CorsEngineSettings } from './engine.js';
 import type { CorsOptions } from './options.js';
 
-export { CorsEngine, type CorsEngineSettings, type FindMyWayRouter, type MirrorableRouter, type Next } from './engine.js';
+export { CorsEngine, type CorsEngineSettings, type Next } from './engine.js';
 export { setCorsCookie, type CookieOptions } from './credentials.js';
-export { CorsOptionsError } from './errors.js';
+export { CorsOptionsError, RouteRegistrationError } from './errors.js';
 export { CorsOptions, type CorsLogger, type OriginFunction, type OriginListEntry, type OriginOption } from './options.js';
-export type { PathMatching } from './route-tree.js';
+export type { FindMyWayRouter, MirrorableRouter, PathMatching } from './route-tree.js';
 
 /**
  * Validates `options` (throwing `CorsOptionsError` on a bad one) and returns the middleware.
