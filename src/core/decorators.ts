@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 
 import { StartupError } from './errors.js';
-import { isToken, tokenName, type Class, type Token } from './tokens.js';
+import { isInjectionToken, tokenName, type Class, type Token } from './tokens.js';
 
 export interface Dependency {
   readonly token: Token;
@@ -24,7 +24,7 @@ export function injectable(): ClassDecorator {
 /** Injects `token` into this constructor parameter, in place of its declared type. */
 export function inject(token: Token): ParameterDecorator {
   return (target, _key, index) => {
-    if (!isToken(token)) {
+    if (!isInjectionToken(token)) {
       throw new StartupError(`@inject() on parameter ${index} of ${tokenName(target)} got ${String(token)}, not a class or an InjectionToken (often an import cycle: the class is still undefined when the decorator runs).`);
     }
     const tokens: Map<number, Token> = Reflect.getOwnMetadata(INJECT, target) ?? new Map();
@@ -57,7 +57,7 @@ export function readDependencies(cls: Class): Dependency[] {
   const count = Math.max(types.length, cls.length, ...[...tokens.keys()].map((index) => index + 1));
   return Array.from({ length: count }, (_, index) => {
     const token = tokens.get(index) ?? types[index];
-    if (!isToken(token) || NOT_INJECTABLE.has(token)) {
+    if (!isInjectionToken(token) || NOT_INJECTABLE.has(token)) {
       throw new StartupError(`Parameter ${index} of ${tokenName(cls)}'s constructor has no injectable type (an interface, a union or a primitive): give it a class type, or @inject(SOME_TOKEN).`);
     }
     return { token, optional: optionals.has(index) };

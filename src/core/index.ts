@@ -2,12 +2,11 @@
 import 'reflect-metadata';
 
 export { inject, injectable, optional, readDependencies, type Dependency } from './decorators.js';
-export { StartupError } from './errors.js';
+export { ResolutionError, StartupError } from './errors.js';
 export { Injector, InjectorBlueprint } from './injector.js';
 export {
   defineModule,
   getModuleDefinition,
-  joinPath,
   ModuleTree,
   type DynamicModule,
   type InitHook,
@@ -16,8 +15,13 @@ export {
   type ModuleImport,
   type ModuleMetadata,
   type ModuleNode,
+  type ModulePlacement,
 } from './modules.js';
 export {
+  isClassProvider,
+  isFactoryProvider,
+  isTokenProvider,
+  isValueProvider,
   ProviderBuilder,
   providerToken,
   type ClassProvider,

@@ -1,6 +1,6 @@
 import { readDependencies, type Dependency } from './decorators.js';
-import { StartupError } from './errors.js';
-import { checkProvider, type Provider, type ProviderList } from './providers.js';
+import { ResolutionError, StartupError } from './errors.js';
+import { checkProvider, isClassProvider, isFactoryProvider, isTokenProvider, isValueProvider, providerToken, type Provider, type ProviderList } from './providers.js';
 import { tokenName, type Token } from './tokens.js';
 
 /** How to make one value: what it needs, and what to do with it. Compiled once per provider. */
@@ -95,7 +95,7 @@ export class InjectorBlueprint {
   }
 
   #add(provider: Provider): void {
-    const token = typeof provider === 'function' ? provider : provider.token;
+    const token = providerToken(provider);
     const multi = typeof provider !== 'function' && provider.multi === true;
     const recipe = compileRecipe(provider);
     const existing = this.#entries.get(token);
@@ -109,23 +109,24 @@ export class InjectorBlueprint {
 }
 
 function compileRecipe(provider: Provider): Recipe {
-  if (typeof provider === 'function') {
-    const cls = provider as new (...args: unknown[]) => unknown;
-    return { deps: readDependencies(provider), create: (args) => new cls(...args) };
-  }
-  if ('useValue' in provider) {
+  if (isValueProvider(provider)) {
     const value = provider.useValue;
     return { deps: [], create: () => value };
   }
-  if ('useClass' in provider) {
+  if (isClassProvider(provider)) {
     const cls = provider.useClass as new (...args: unknown[]) => unknown;
     return { deps: readDependencies(provider.useClass), create: (args) => new cls(...args) };
   }
-  if ('useFactory' in provider) {
+  if (isFactoryProvider(provider)) {
     const factory = provider.useFactory as (...args: unknown[]) => unknown;
     return { deps: (provider.deps ?? []).map((token) => ({ token, optional: false })), create: (args) => factory(...args) };
   }
-  return { deps: [{ token: provider.useToken, optional: false }], create: ([value]) => value };
+  if (isTokenProvider(provider)) {
+    return { deps: [{ token: provider.useToken, optional: false }], create: ([value]) => value };
+  }
+  // A class, provided as itself.
+  const cls = provider as new (...args: unknown[]) => unknown;
+  return { deps: readDependencies(provider), create: (args) => new cls(...args) };
 }
 
 function isProviderList(item: ProviderList | Provider): item is ProviderList {
@@ -153,6 +154,10 @@ export class Injector {
     return new InjectorBlueprint(label, [providers], parent?.blueprint).instantiate(parent);
   }
 
+  /**
+   * The value of `token`, from this level upwards. Throws ResolutionError when it cannot be
+   * built (no provider, a cycle, an external value not supplied), unless `optional`.
+   */
   get<T>(token: Token<T>): T;
   get<T>(token: Token<T>, optional: true): T | undefined;
   get<T>(token: Token<T>, optional = false): T | undefined {
@@ -163,12 +168,12 @@ export class Injector {
       if (entry !== undefined) return injector.#build(entry) as T;
     }
     if (optional) return undefined;
-    throw new StartupError(`No provider for ${tokenName(token)} (looked from ${this.blueprint.label} upwards).`);
+    throw new ResolutionError(`No provider for ${tokenName(token)} (looked from ${this.blueprint.label} upwards).`);
   }
 
   #build(entry: Entry): unknown {
-    if (entry.external) throw new StartupError(`${this.blueprint.label}: ${tokenName(entry.token)} is supplied when the injector is created, and was not.`);
-    if (this.#building.has(entry.token)) throw new StartupError(`Dependency cycle through ${tokenName(entry.token)} in ${this.blueprint.label}.`);
+    if (entry.external) throw new ResolutionError(`${this.blueprint.label}: ${tokenName(entry.token)} is supplied when the injector is created, and was not.`);
+    if (this.#building.has(entry.token)) throw new ResolutionError(`Dependency cycle through ${tokenName(entry.token)} in ${this.blueprint.label}.`);
     this.#building.add(entry.token);
     try {
       const values = entry.recipes.map((recipe) => recipe.create(recipe.deps.map((dep) => (dep.optional ? this.get(dep.token, true) : this.get(dep.token)))));

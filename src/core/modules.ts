@@ -21,28 +21,44 @@ export interface InitHook<Context = unknown> {
   onInit(context: Context): void | Promise<void>;
 }
 
-export interface ModuleMetadata extends LeveledProviders {
-  imports?: readonly ModuleImport[];
+/** What a module declares; `Import` is what its imports may be (a host may add fields to DynamicModule). */
+export interface ModuleMetadata<Import extends ModuleImport = ModuleImport> extends LeveledProviders {
+  imports?: readonly Import[];
   /** Tokens (provided by this module at any level) and imported modules whose exports pass on. */
   exports?: readonly Token[];
   /** Classes implementing InitHook, built by this module's injector. */
   initHooks?: readonly Class<InitHook>[];
 }
 
-/** An import with extra providers, e.g. from a static `withOpts(...)`, optionally under a path prefix. */
+/**
+ * An import with extra providers, e.g. from a static `withOpts(...)`. A host may extend it with
+ * fields of its own, which its ModulePlacement reads (@lib/rest: a path prefix).
+ */
 export interface DynamicModule extends Omit<LeveledProviders, 'providersPerApp'> {
   module: Class;
-  path?: string;
   exports?: readonly Token[];
 }
 
 export type ModuleImport = Class | DynamicModule;
 
+/**
+ * Where a host puts each node of the module graph (@lib/rest: the path prefix of its routes).
+ * The core never looks inside a place: it asks for the place of each import once the import is
+ * known to be a module, and shares one node between plain imports of one module only at the
+ * same place (compared as Map keys are).
+ */
+export interface ModulePlacement<Place, Import extends ModuleImport = ModuleImport> {
+  /** The root module's place. */
+  readonly root: Place;
+  /** The place of `entry`, imported by a module placed at `importer`. */
+  place(importer: Place, entry: Import): Place;
+}
+
 const MODULE = Symbol('module');
 
-export interface ModuleDefinition<Extra> {
+export interface ModuleDefinition<Extra, Import extends ModuleImport = ModuleImport> {
   readonly kind: string;
-  readonly metadata: ModuleMetadata & Extra;
+  readonly metadata: ModuleMetadata<Import> & Extra;
 }
 
 /** The decorator behind `restRootModule`, `restModule` and the like: `kind` names it in messages. */
@@ -52,20 +68,20 @@ export function defineModule<Extra>(kind: string, metadata: ModuleMetadata & Ext
   };
 }
 
-export function getModuleDefinition<Extra>(cls: unknown): ModuleDefinition<Extra> | undefined {
+export function getModuleDefinition<Extra, Import extends ModuleImport = ModuleImport>(cls: unknown): ModuleDefinition<Extra, Import> | undefined {
   return typeof cls === 'function' ? Reflect.getOwnMetadata(MODULE, cls) : undefined;
 }
 
 type Level = 'providersPerMod' | 'providersPerRou' | 'providersPerReq';
 
 /** One import of a module: the same class imported twice (say with different options) is two nodes. */
-export interface ModuleNode<Extra = unknown> {
+export interface ModuleNode<Extra = unknown, Place = unknown, Import extends ModuleImport = ModuleImport> {
   readonly moduleClass: Class;
   readonly name: string;
-  readonly metadata: ModuleMetadata & Extra;
-  /** The path prefix of its routes, from every importer's `path`. */
-  readonly path: string;
-  readonly imports: readonly ModuleNode<Extra>[];
+  readonly metadata: ModuleMetadata<Import> & Extra;
+  /** Where the host's ModulePlacement put it. */
+  readonly place: Place;
+  readonly imports: readonly ModuleNode<Extra, Place, Import>[];
   readonly providers: Readonly<Record<Level, readonly Provider[]>>;
   readonly exports: readonly Token[];
 }
@@ -74,18 +90,20 @@ export interface ModuleNode<Extra = unknown> {
  * The module graph of an application, with the injector of every level above routes built and
  * checked: the application injector, and one module injector per node.
  */
-export class ModuleTree<Extra = unknown> {
-  readonly root: ModuleNode<Extra>;
+export class ModuleTree<Extra = unknown, Place = unknown, Import extends ModuleImport = ModuleImport> {
+  readonly root: ModuleNode<Extra, Place, Import>;
   /** Every node, imports before their importers. */
-  readonly nodes: ModuleNode<Extra>[] = [];
+  readonly nodes: ModuleNode<Extra, Place, Import>[] = [];
   readonly appInjector: Injector;
-  readonly #moduleInjectors = new Map<ModuleNode<Extra>, Injector>();
-  /** Plain (non-dynamic) imports by class, then path prefix: a module imported twice that way is one node. */
-  readonly #plainNodes = new Map<Class, Map<string, ModuleNode<Extra>>>();
+  readonly #moduleInjectors = new Map<ModuleNode<Extra, Place, Import>, Injector>();
+  /** Plain (non-dynamic) imports by class, then place: a module imported twice that way is one node. */
+  readonly #plainNodes = new Map<Class, Map<Place, ModuleNode<Extra, Place, Import>>>();
+  readonly #placement: ModulePlacement<Place, Import>;
 
-  constructor(rootModule: Class) {
+  constructor(rootModule: Class, placement: ModulePlacement<Place, Import>) {
+    this.#placement = placement;
     const appProviders: ProviderList[] = [];
-    this.root = this.#visit(rootModule, '', [], appProviders);
+    this.root = this.#visit(rootModule, () => placement.root, [], appProviders);
     this.appInjector = new InjectorBlueprint('application', appProviders).instantiate();
     for (const list of appProviders) for (const provider of list) this.appInjector.blueprint.check(providerToken(provider));
     for (const node of this.nodes) {
@@ -96,17 +114,17 @@ export class ModuleTree<Extra = unknown> {
     }
   }
 
-  moduleInjector(node: ModuleNode<Extra>): Injector {
+  moduleInjector(node: ModuleNode<Extra, Place, Import>): Injector {
     return this.#moduleInjectors.get(node)!;
   }
 
   /** A level's providers for `node`: what its imports export at that level first, its own last (they win). */
-  providersAt(node: ModuleNode<Extra>, level: 'providersPerRou' | 'providersPerReq'): Provider[] {
+  providersAt(node: ModuleNode<Extra, Place, Import>, level: 'providersPerRou' | 'providersPerReq'): Provider[] {
     return [...node.imports.flatMap((imported) => exportedAt(imported, level)), ...node.providers[level]];
   }
 
   /** The init hooks of the modules `node` imports, each built by its own module's injector. */
-  initHooksFor(node: ModuleNode<Extra>): { hook: InitHook; from: ModuleNode<Extra> }[] {
+  initHooksFor(node: ModuleNode<Extra, Place, Import>): { hook: InitHook; from: ModuleNode<Extra, Place, Import> }[] {
     return node.imports.flatMap((imported) =>
       (imported.metadata.initHooks ?? []).map((hookClass) => {
         const blueprint = new InjectorBlueprint(`init hook ${tokenName(hookClass)} of ${imported.name}`, [hookClass], this.moduleInjector(imported).blueprint);
@@ -116,11 +134,12 @@ export class ModuleTree<Extra = unknown> {
     );
   }
 
-  #visit(entry: ModuleImport, prefix: string, stack: readonly Class[], appProviders: ProviderList[]): ModuleNode<Extra> {
+  /** `placeOf` is asked only once `entry` is known to be a module. */
+  #visit(entry: ModuleImport, placeOf: () => Place, stack: readonly Class[], appProviders: ProviderList[]): ModuleNode<Extra, Place, Import> {
     const dynamic = typeof entry === 'function' ? undefined : entry;
     const moduleClass = dynamic?.module ?? (entry as Class);
     const importer = stack.at(-1);
-    const definition = getModuleDefinition<Extra>(moduleClass);
+    const definition = getModuleDefinition<Extra, Import>(moduleClass);
     if (definition === undefined) {
       const where = importer === undefined ? 'The application root' : `${tokenName(importer)} imports ${describeImport(entry)}, which`;
       throw new StartupError(`${where} is not a module: decorate the class with restModule({...}) (or restRootModule for the root).`);
@@ -130,11 +149,11 @@ export class ModuleTree<Extra = unknown> {
       throw new StartupError(`Module import cycle: ${[...stack.slice(stack.indexOf(moduleClass)), moduleClass].map(tokenName).join(' -> ')}. Move what both need into a third module.`);
     }
     const { metadata } = definition;
-    const path = joinPath(prefix, dynamic?.path ?? '');
+    const place = placeOf();
     const plain = dynamic === undefined || isPlainImport(dynamic);
-    const shared = plain ? this.#plainNodes.get(moduleClass)?.get(path) : undefined;
+    const shared = plain ? this.#plainNodes.get(moduleClass)?.get(place) : undefined;
     if (shared !== undefined) return shared;
-    const imports = (metadata.imports ?? []).map((child) => this.#visit(child, path, [...stack, moduleClass], appProviders));
+    const imports = (metadata.imports ?? []).map((child) => this.#visit(child, () => this.#placement.place(place, child), [...stack, moduleClass], appProviders));
     // Application-level providers are one set for the whole application, however often a module is imported.
     if (metadata.providersPerApp !== undefined && !appProviders.includes(metadata.providersPerApp)) appProviders.push(metadata.providersPerApp);
     const providers = {
@@ -142,11 +161,11 @@ export class ModuleTree<Extra = unknown> {
       providersPerRou: [...(metadata.providersPerRou ?? []), ...(dynamic?.providersPerRou ?? [])],
       providersPerReq: [...(metadata.providersPerReq ?? []), ...(dynamic?.providersPerReq ?? [])],
     };
-    const node: ModuleNode<Extra> = {
+    const node: ModuleNode<Extra, Place, Import> = {
       moduleClass,
       name: tokenName(moduleClass),
       metadata,
-      path,
+      place,
       imports,
       providers,
       exports: [...(metadata.exports ?? []), ...(dynamic?.exports ?? [])],
@@ -161,13 +180,13 @@ export class ModuleTree<Extra = unknown> {
     }
     this.nodes.push(node);
     if (plain) {
-      const byPath = this.#plainNodes.get(moduleClass) ?? new Map<string, ModuleNode<Extra>>();
-      this.#plainNodes.set(moduleClass, byPath.set(path, node));
+      const byPlace = this.#plainNodes.get(moduleClass) ?? new Map<Place, ModuleNode<Extra, Place, Import>>();
+      this.#plainNodes.set(moduleClass, byPlace.set(place, node));
     }
     return node;
   }
 
-  #buildModuleInjector(node: ModuleNode<Extra>): Injector {
+  #buildModuleInjector(node: ModuleNode<Extra, Place, Import>): Injector {
     // A module-level value exported by an import stays that import's single instance.
     const delegates = node.imports.flatMap((imported) =>
       exportedAt(imported, 'providersPerMod').map((provider) => {
@@ -181,7 +200,7 @@ export class ModuleTree<Extra = unknown> {
 }
 
 /** What `node` exports at `level`: its own providers named in `exports`, and its re-exported modules' exports. */
-function exportedAt<Extra>(node: ModuleNode<Extra>, level: Level): Provider[] {
+function exportedAt<Extra, Place, Import extends ModuleImport>(node: ModuleNode<Extra, Place, Import>, level: Level): Provider[] {
   return node.exports.flatMap((token) => {
     const reexported = node.imports.find((imported) => imported.moduleClass === token);
     if (reexported !== undefined) return exportedAt(reexported, level);
@@ -190,7 +209,7 @@ function exportedAt<Extra>(node: ModuleNode<Extra>, level: Level): Provider[] {
 }
 
 /** The node whose own module-level providers hold `token`, following re-exports. */
-function findOwner<Extra>(node: ModuleNode<Extra>, token: Token): ModuleNode<Extra> {
+function findOwner<Extra, Place, Import extends ModuleImport>(node: ModuleNode<Extra, Place, Import>, token: Token): ModuleNode<Extra, Place, Import> {
   if (node.providers.providersPerMod.some((provider) => providerToken(provider) === token)) return node;
   for (const exported of node.exports) {
     const reexported = node.imports.find((imported) => imported.moduleClass === exported);
@@ -199,14 +218,9 @@ function findOwner<Extra>(node: ModuleNode<Extra>, token: Token): ModuleNode<Ext
   return node;
 }
 
-/** `{ module }` or `{ module, path }` alone adds nothing of its own: it can share a node. */
+/** `{ module }` alone (or with only a host's fields, such as @lib/rest's `path`) adds nothing of its own: it can share a node. */
 function isPlainImport(entry: DynamicModule): boolean {
   return entry.providersPerMod === undefined && entry.providersPerRou === undefined && entry.providersPerReq === undefined && entry.exports === undefined;
-}
-
-export function joinPath(prefix: string, path: string): string {
-  const joined = [prefix, path].flatMap((part) => part.split('/')).filter((segment) => segment !== '').join('/');
-  return `/${joined}`;
 }
 
 function describeImport(entry: ModuleImport): string {

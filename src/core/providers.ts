@@ -1,5 +1,5 @@
 import { StartupError } from './errors.js';
-import { isToken, tokenName, type Class, type Token } from './tokens.js';
+import { isInjectionToken, tokenName, type Class, type Token } from './tokens.js';
 
 interface Multi {
   /** Collect every provider of the token at this level into an array. */
@@ -25,6 +25,26 @@ export interface TokenProvider<T = unknown> extends Multi {
 }
 
 export type Provider = Class | ValueProvider | ClassProvider | FactoryProvider | TokenProvider;
+
+/** `{ token, useValue }`. A class given as its own provider is none of these four shapes. */
+export function isValueProvider(provider: Provider): provider is ValueProvider {
+  return typeof provider !== 'function' && 'useValue' in provider;
+}
+
+/** `{ token, useClass }`. */
+export function isClassProvider(provider: Provider): provider is ClassProvider {
+  return typeof provider !== 'function' && 'useClass' in provider;
+}
+
+/** `{ token, useFactory, deps? }`. */
+export function isFactoryProvider(provider: Provider): provider is FactoryProvider {
+  return typeof provider !== 'function' && 'useFactory' in provider;
+}
+
+/** `{ token, useToken }`. */
+export function isTokenProvider(provider: Provider): provider is TokenProvider {
+  return typeof provider !== 'function' && 'useToken' in provider;
+}
 
 /** A fluent list of providers, accepted wherever an array of providers is. */
 export class ProviderBuilder implements Iterable<Provider> {
@@ -59,7 +79,7 @@ export type ProviderList = readonly Provider[] | ProviderBuilder;
 export function checkProvider(provider: unknown, where: string): Provider {
   if (typeof provider === 'function') return provider as Class;
   const shape = provider as Partial<ValueProvider & ClassProvider & FactoryProvider & TokenProvider> | null;
-  if (shape === null || typeof shape !== 'object' || !isToken(shape.token)) {
+  if (shape === null || typeof shape !== 'object' || !isInjectionToken(shape.token)) {
     throw new StartupError(`${where}: ${describe(provider)} is not a provider: use a class, or { token, useValue | useClass | useFactory | useToken }.`);
   }
   const kinds = ['useValue', 'useClass', 'useFactory', 'useToken'].filter((kind) => kind in shape);
@@ -68,7 +88,7 @@ export function checkProvider(provider: unknown, where: string): Provider {
   }
   if ('useClass' in shape && typeof shape.useClass !== 'function') throw new StartupError(`${where}: useClass of ${tokenName(shape.token)} is not a class.`);
   if ('useFactory' in shape && typeof shape.useFactory !== 'function') throw new StartupError(`${where}: useFactory of ${tokenName(shape.token)} is not a function.`);
-  if ('useToken' in shape && !isToken(shape.useToken)) throw new StartupError(`${where}: useToken of ${tokenName(shape.token)} is not a token.`);
+  if ('useToken' in shape && !isInjectionToken(shape.useToken)) throw new StartupError(`${where}: useToken of ${tokenName(shape.token)} is not a token.`);
   return shape as Provider;
 }
 

@@ -15,7 +15,8 @@ export class InjectionToken<T> {
 
 export type Token<T = unknown> = Class<T> | InjectionToken<T>;
 
-export function isToken(value: unknown): value is Token {
+/** Whether `value` is a DI token: a class (a token of itself) or an InjectionToken. */
+export function isInjectionToken(value: unknown): value is Token {
   return typeof value === 'function' || value instanceof InjectionToken;
 }
 

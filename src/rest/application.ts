@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import Router from 'find-my-way';
-import { getModuleDefinition, ModuleTree, StartupError, tokenName, type Class, type ModuleNode } from '@lib/core';
+import { getModuleDefinition, StartupError, tokenName, type Class } from '@lib/core';
 
-import type { RestModuleMetadata } from './decorators.js';
+import { buildModuleTree, type RestModuleNode, type RestModuleTree } from './modules.js';
 import { endWithBody, JSON_TYPE, TEXT } from './request-context.js';
-import { collectControllerRoutes, hookRoute, type CompiledRoute, type RouteDefinition, type RouteHandler, type RouteInfo } from './routes.js';
+import { RouteTable, type HttpMethod, type RouteEntry } from './route-table.js';
+import { collectControllerRoutes, hookRoute, type RouteDefinition, type RouteHandler, type RouteInfo } from './routes.js';
 
 /** A step in front of the router, Connect-style. */
 export type PreRouterStep = (req: IncomingMessage, res: ServerResponse, next: () => void) => void | Promise<void>;
@@ -63,7 +63,7 @@ export class RestApplication {
     if (getModuleDefinition(rootModule)?.kind !== 'root') {
       throw new StartupError(`${tokenName(rootModule)} is not a root module: decorate it with restRootModule({...}).`);
     }
-    const tree = new ModuleTree<RestModuleMetadata>(rootModule);
+    const tree = buildModuleTree(rootModule);
     const routes: RouteDefinition[] = [];
     const steps: PreRouterStep[] = [];
     for (const node of tree.nodes) {
@@ -94,7 +94,7 @@ export class RestApplication {
   }
 }
 
-function initContext(tree: ModuleTree<RestModuleMetadata>, node: ModuleNode<RestModuleMetadata>, own: RouteDefinition[], all: RouteDefinition[], steps: PreRouterStep[], from: ModuleNode<RestModuleMetadata>): RestInitContext {
+function initContext(tree: RestModuleTree, node: RestModuleNode, own: RouteDefinition[], all: RouteDefinition[], steps: PreRouterStep[], from: RestModuleNode): RestInitContext {
   const source = `init hook of ${from.name}`;
   return {
     module: node.moduleClass,
@@ -113,36 +113,34 @@ function initContext(tree: ModuleTree<RestModuleMetadata>, node: ModuleNode<Rest
 
 /** The router with every route compiled, and the 404 / 405 / 500 answers. */
 function buildDispatcher(routes: readonly RouteDefinition[], logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
-  // The query string is handed on unparsed: RequestContext parses it only if a handler reads it.
-  const router = Router({ querystringParser: (query) => query as never });
-  const methods = new Set<string>();
-  const add = (method: string, definition: RouteDefinition, compiled: CompiledRoute) => {
-    const existing = router.findRoute(method as 'GET', definition.path);
-    if (existing !== null) {
-      const other = existing.store as RouteDefinition;
-      throw new StartupError(`Duplicate route ${method} ${definition.path}: ${other.source} and ${definition.source}. Give one of them another method or path.`);
+  const table = new RouteTable();
+  const methods = new Set<HttpMethod>();
+  const add = (method: HttpMethod, entry: RouteEntry) => {
+    const { path, source } = entry.definition;
+    const existing = table.entryAt(method, path);
+    if (existing !== undefined) {
+      throw new StartupError(`Duplicate route ${method} ${path}: ${existing.definition.source} and ${source}. Give one of them another method or path.`);
     }
-    router.on(method as 'GET', definition.path, compiled as never, definition);
+    table.add(method, path, entry);
     methods.add(method);
   };
-  const compiled = routes.map((definition) => [definition, definition.compile()] as const);
-  const order = new Map(routes.map((definition, index) => [definition, index]));
-  for (const [definition, handler] of compiled) add(definition.method, definition, handler);
+  const entries = routes.map((definition, rank): RouteEntry => ({ run: definition.compile(), definition, rank }));
+  for (const entry of entries) add(entry.definition.method, entry);
   // HEAD is answered on every GET route that has no HEAD of its own (node:http drops the body).
-  for (const [definition, handler] of compiled) {
-    if (definition.method === 'GET' && router.findRoute('HEAD', definition.path) === null) router.on('HEAD', definition.path, handler as never, definition);
+  for (const entry of entries) {
+    if (entry.definition.method === 'GET' && table.entryAt('HEAD', entry.definition.path) === undefined) table.add('HEAD', entry.definition.path, entry);
   }
   methods.add('HEAD');
-  router.compile();
+  table.compile();
 
   // Hot path: one lookup, the compiled handler, and what it returned sent.
   return (req, res) => {
     const url = req.url ?? '/';
-    const found = router.find(req.method as 'GET', url);
-    if (found === null) return answerMiss(router, methods, order, req, res);
+    const found = table.find(req.method, url);
+    if (found === null) return answerMiss(table, methods, req, res);
     let result: unknown;
     try {
-      result = (found.handler as unknown as CompiledRoute)(req, res, found.params, found.searchParams as unknown as string);
+      result = found.store.run(req, res, found.params, found.searchParams);
     } catch (error) {
       return fail(res, error, `${req.method} ${url}`, logger);
     }
@@ -173,12 +171,12 @@ function sendResult(res: ServerResponse, value: unknown): void {
 }
 
 /** 405 with `Allow` when the path exists under other methods (RFC 9110 15.5.6), else 404. */
-function answerMiss(router: Router.Instance<Router.HTTPVersion.V1>, methods: ReadonlySet<string>, order: ReadonlyMap<RouteDefinition, number>, req: IncomingMessage, res: ServerResponse): void {
+function answerMiss(table: RouteTable, methods: ReadonlySet<HttpMethod>, req: IncomingMessage, res: ServerResponse): void {
   const url = req.url ?? '/';
   const found = new Map<string, number>();
   for (const method of methods) {
-    const route = router.find(method as 'GET', url);
-    if (route !== null) found.set(method, order.get(route.store as RouteDefinition) ?? 0);
+    const route = table.find(method, url);
+    if (route !== null) found.set(method, route.store.rank);
   }
   if (found.size === 0) return sendStatus(res, 404, 'Not Found');
   res.setHeader('Allow', allowHeader(found));

@@ -1,8 +1,15 @@
-import { METHODS } from 'node:http';
+import { defineModule, StartupError, tokenName, type Class, type DynamicModule, type ModuleMetadata, type ProviderList } from '@lib/core';
 
-import { defineModule, StartupError, tokenName, type Class, type ModuleMetadata, type ProviderList } from '@lib/core';
+import { isHttpMethod, type HttpMethod } from './route-table.js';
 
-export interface RestModuleMetadata extends ModuleMetadata {
+/** An import under a path prefix, `{ module, path: 'admin' }`, joined to the importer's; with or without providers of its own. */
+export interface RestDynamicModule extends DynamicModule {
+  path?: string;
+}
+
+export type RestModuleImport = Class | RestDynamicModule;
+
+export interface RestModuleMetadata extends ModuleMetadata<RestModuleImport> {
   controllers?: readonly Class[];
 }
 
@@ -23,7 +30,7 @@ export interface ControllerOptions {
 }
 
 export interface RouteMetadata {
-  readonly method: string;
+  readonly method: HttpMethod;
   readonly path: string;
   readonly propertyKey: string;
 }
@@ -43,7 +50,7 @@ export function route(method: string, path = ''): MethodDecorator {
   return (target, propertyKey) => {
     const owner = tokenName(target.constructor);
     if (typeof propertyKey !== 'string') throw new StartupError(`@route() on ${owner}: a route method needs a string name.`);
-    if (!METHODS.includes(method)) {
+    if (!isHttpMethod(method)) {
       throw new StartupError(`@route(${JSON.stringify(method)}) on ${owner}.${propertyKey}: not an HTTP method Node.js serves; use an upper-case method such as 'GET'.`);
     }
     const routes: RouteMetadata[] = Reflect.getOwnMetadata(ROUTES, target.constructor) ?? [];

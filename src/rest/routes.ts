@@ -1,9 +1,11 @@
-import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { InjectorBlueprint, joinPath, providerToken, readDependencies, StartupError, tokenName, type Class, type Injector, type ModuleNode, type ModuleTree, type Provider } from '@lib/core';
+import { InjectorBlueprint, providerToken, readDependencies, StartupError, tokenName, type Class, type Injector, type Provider } from '@lib/core';
 
-import { getControllerOptions, getRoutes, type RestModuleMetadata } from './decorators.js';
+import { getControllerOptions, getRoutes } from './decorators.js';
+import { joinPath, type RestModuleNode, type RestModuleTree } from './modules.js';
 import { RequestContext } from './request-context.js';
+import { isHttpMethod, type HttpMethod } from './route-table.js';
 
 /** A route as init hooks see it. */
 export interface RouteInfo {
@@ -27,14 +29,15 @@ export type RouteHandler = (ctx: RequestContext) => unknown;
 export type CompiledRoute = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, rawQuery: string) => unknown;
 
 export interface RouteDefinition extends RouteInfo {
-  readonly node: ModuleNode<RestModuleMetadata>;
+  readonly method: HttpMethod;
+  readonly node: RestModuleNode;
   /** Who declared it, named in errors: `UsersController.list`, or the hook. */
   readonly source: string;
   readonly compile: () => CompiledRoute;
 }
 
 /** The routes of one module's controllers, each with its route injector and a compiler for its handler. */
-export function collectControllerRoutes(tree: ModuleTree<RestModuleMetadata>, node: ModuleNode<RestModuleMetadata>): RouteDefinition[] {
+export function collectControllerRoutes(tree: RestModuleTree, node: RestModuleNode): RouteDefinition[] {
   const moduleInjector = tree.moduleInjector(node);
   const moduleRouteProviders = tree.providersAt(node, 'providersPerRou');
   const moduleRequestProviders = tree.providersAt(node, 'providersPerReq');
@@ -46,7 +49,7 @@ export function collectControllerRoutes(tree: ModuleTree<RestModuleMetadata>, no
     const routes = getRoutes(controllerClass);
     if (routes.length === 0) throw new StartupError(`${tokenName(controllerClass)} (in ${node.name}) has no @route() method.`);
     return routes.map(({ method, path, propertyKey }) => {
-      const fullPath = joinPath(node.path, path);
+      const fullPath = joinPath(node.place, path);
       const label = `route ${method} ${fullPath}`;
       const providers = [...moduleRouteProviders, ...(options.providersPerRou ?? [])];
       const injector = new InjectorBlueprint(label, [providers], moduleInjector.blueprint).instantiate(moduleInjector);
@@ -68,8 +71,8 @@ export function collectControllerRoutes(tree: ModuleTree<RestModuleMetadata>, no
 }
 
 /** A route an init hook adds, with the importing module's route-level providers. */
-export function hookRoute(tree: ModuleTree<RestModuleMetadata>, node: ModuleNode<RestModuleMetadata>, method: string, path: string, handler: RouteHandler, source: string): RouteDefinition {
-  if (!METHODS.includes(method)) throw new StartupError(`${source}: addRoute(${JSON.stringify(method)}, ...) is not an HTTP method Node.js serves; use an upper-case method such as 'OPTIONS'.`);
+export function hookRoute(tree: RestModuleTree, node: RestModuleNode, method: string, path: string, handler: RouteHandler, source: string): RouteDefinition {
+  if (!isHttpMethod(method)) throw new StartupError(`${source}: addRoute(${JSON.stringify(method)}, ...) is not an HTTP method Node.js serves; use an upper-case method such as 'OPTIONS'.`);
   if (typeof path !== 'string' || !path.startsWith('/')) throw new StartupError(`${source}: addRoute() takes a full path starting with "/", not ${JSON.stringify(path)}.`);
   if (typeof handler !== 'function') throw new StartupError(`${source}: addRoute(${method}, ${path}) takes a handler function (ctx) => ..., not ${String(handler)}.`);
   const moduleInjector = tree.moduleInjector(node);

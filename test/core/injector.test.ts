@@ -1,6 +1,21 @@
 import t from 'tap';
 
-import { inject, injectable, InjectionToken, Injector, InjectorBlueprint, optional, ProviderBuilder, StartupError } from '@lib/core';
+import {
+  inject,
+  injectable,
+  InjectionToken,
+  Injector,
+  InjectorBlueprint,
+  isClassProvider,
+  isFactoryProvider,
+  isTokenProvider,
+  isValueProvider,
+  optional,
+  ProviderBuilder,
+  ResolutionError,
+  StartupError,
+  type Provider,
+} from '@lib/core';
 
 const GREETING = new InjectionToken<string>('GREETING');
 const PLUGINS = new InjectionToken<string[]>('PLUGINS');
@@ -48,6 +63,25 @@ t.test('every provider form, in an array or a ProviderBuilder', async (t) => {
   t.equal(injector.get(alias), 'hi');
 });
 
+t.test('type guards tell the provider shapes apart', async (t) => {
+  const providers: Provider[] = [
+    Clock,
+    { token: GREETING, useValue: 'hi' },
+    { token: Clock, useClass: Clock },
+    { token: GREETING, useFactory: () => 'hi' },
+    { token: GREETING, useToken: GREETING },
+    { token: GREETING, useValue: undefined },
+  ];
+  const shapes = providers.map((provider) => [isValueProvider, isClassProvider, isFactoryProvider, isTokenProvider].flatMap((guard) => (guard(provider) ? [guard.name] : [])));
+  t.same(shapes, [[], ['isValueProvider'], ['isClassProvider'], ['isFactoryProvider'], ['isTokenProvider'], ['isValueProvider']]);
+  class WithStatic {
+    static useValue = 'a static field is not a provider shape';
+  }
+  t.notOk(isValueProvider(WithStatic), 'a class is provided as itself, whatever its static fields');
+  const value = providers[1]!;
+  t.equal(isValueProvider(value) ? value.useValue : undefined, 'hi', 'narrows to ValueProvider');
+});
+
 t.test('levels: a provider is visible to its level and below; the nearest one wins', async (t) => {
   const app = Injector.create([Clock, { token: GREETING, useValue: 'app' }], undefined, 'application');
   const mod = Injector.create([Greeter], app, 'module');
@@ -91,8 +125,8 @@ t.test('a dependency cycle is found at start-up and when resolving', async (t) =
     { token: A, useFactory: (b: unknown) => b, deps: [B] },
     { token: B, useFactory: (a: unknown) => a, deps: [A] },
   ];
-  t.throws(() => new InjectorBlueprint('module', [providers]).check(A), { message: /^Dependency cycle: InjectionToken\(A\) -> InjectionToken\(B\) -> InjectionToken\(A\)\./ });
-  t.throws(() => Injector.create(providers).get(A), { message: /Dependency cycle through InjectionToken\(A\)/ });
+  t.throws(() => new InjectorBlueprint('module', [providers]).check(A), { name: 'StartupError', message: /^Dependency cycle: InjectionToken\(A\) -> InjectionToken\(B\) -> InjectionToken\(A\)\./ });
+  t.throws(() => Injector.create(providers).get(A), { name: 'ResolutionError', message: /Dependency cycle through InjectionToken\(A\)/ });
 });
 
 t.test('mistakes in providers and classes are start-up errors', async (t) => {
@@ -116,13 +150,19 @@ t.test('mistakes in providers and classes are start-up errors', async (t) => {
   }
   t.throws(() => Injector.create([TakesInterface]), { message: /Parameter 0 of TakesInterface's constructor has no injectable type/ });
   t.throws(() => inject(undefined as never)(class X {}, undefined, 0), StartupError);
-  t.throws(() => Injector.create([]).get(Clock), { message: /No provider for Clock/ });
+});
+
+t.test('a failed Injector.get() is a ResolutionError, not a StartupError: it may happen while serving', async (t) => {
+  const error = t.throws(() => Injector.create([], undefined, 'route GET /x').get(Clock), { name: 'ResolutionError', message: 'No provider for Clock (looked from route GET /x upwards).' });
+  t.type(error, ResolutionError);
+  t.notOk(error instanceof StartupError);
+  t.equal(Injector.create([]).get(Clock, true), undefined, 'optional: undefined, no error');
 });
 
 t.test('external tokens are supplied when the injector is created', async (t) => {
   const CONTEXT = new InjectionToken<string>('CONTEXT');
   const blueprint = new InjectorBlueprint('request', [], undefined, [CONTEXT]);
   t.equal(blueprint.instantiate(undefined, new Map([[CONTEXT, 'ctx']])).get(CONTEXT), 'ctx');
-  t.throws(() => blueprint.instantiate().get(CONTEXT), { message: /is supplied when the injector is created, and was not/ });
+  t.throws(() => blueprint.instantiate().get(CONTEXT), { name: 'ResolutionError', message: 'request: InjectionToken(CONTEXT) is supplied when the injector is created, and was not.' });
   t.doesNotThrow(() => blueprint.check(CONTEXT));
 });

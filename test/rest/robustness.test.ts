@@ -1,7 +1,7 @@
 /** What review found: nothing a request does may take the process down, and nothing checkable waits for a request. */
 import t from 'tap';
 
-import { inject, injectable, InjectionToken } from '@lib/core';
+import { inject, injectable, InjectionToken, ResolutionError, StartupError } from '@lib/core';
 import { controller, RequestContext, RestApplication, restModule, restRootModule, route, type RestInitContext } from '@lib/rest';
 
 import { serveApplication } from '../helpers/app.js';
@@ -102,6 +102,42 @@ t.test('a provider nobody asks for yet is still checked at start-up', async (t) 
   }
   restRootModule({ providersPerRou: [Service], controllers: [C] })(RouteLevel);
   await t.rejects(RestApplication.create(RouteLevel), { message: /^No provider for InjectionToken\(MISSING\): Service -> InjectionToken\(MISSING\) \(looked in route GET \/, module RouteLevel, application\)/ });
+});
+
+t.test('a resolution that fails while serving is a ResolutionError: 500, logged, and the server lives on', async (t) => {
+  // The host proves its own resolutions at start-up; code holding an injector (here a hook's
+  // RouteInfo.injector, kept for a route it adds) can still ask for what nobody provides.
+  const MISSING = new InjectionToken<string>('MISSING');
+  class Hook {
+    onInit(context: RestInitContext) {
+      const injector = context.routes[0]!.injector;
+      context.addRoute('GET', '/late', () => injector.get(MISSING));
+    }
+  }
+  @restModule({ initHooks: [Hook] })
+  class HookModule {}
+  @controller()
+  class C {
+    @route('GET', 'ok')
+    ok() {
+      return 'ok';
+    }
+  }
+  @restRootModule({ imports: [HookModule], controllers: [C] })
+  class App {}
+  const logged: unknown[][] = [];
+  const server = await serveApplication(App, { logger: { error: (...args: unknown[]) => logged.push(args) } });
+  t.teardown(server.close);
+  const answer = await server.send('GET', '/late');
+  t.equal(answer.status, 500);
+  t.equal(answer.body, 'Internal Server Error');
+  t.equal(logged.length, 1);
+  const [what, error] = logged[0]!;
+  t.equal(what, 'GET /late failed:');
+  t.type(error, ResolutionError);
+  t.notOk(error instanceof StartupError, 'not a start-up error: the application started');
+  t.match(error, { message: 'No provider for InjectionToken(MISSING) (looked from route GET /ok upwards).' });
+  t.equal((await server.send('GET', '/ok')).body, 'ok');
 });
 
 t.test('a controller without a constructor of its own takes its parent\'s dependencies', async (t) => {

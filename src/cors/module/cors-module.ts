@@ -1,4 +1,4 @@
-import { inject, injectable, Injector, optional, providerToken, readDependencies, tokenName, type DynamicModule, type InitHook } from '@lib/core';
+import { inject, injectable, Injector, isValueProvider, optional, providerToken, readDependencies, tokenName, type DynamicModule, type InitHook } from '@lib/core';
 import { restModule, type RestInitContext, type RouteInfo } from '@lib/rest';
 
 import { warnOnceAboutWildcard } from '../credentials.js';
@@ -103,7 +103,7 @@ function acceptsCredentials(origin: CorsOptions['origin']): boolean {
 function routeOptions(route: RouteInfo, source: string): CorsOptions | undefined {
   const layers = route.providers
     .filter((provider) => providerToken(provider) === CorsOptions)
-    .map((provider) => (typeof provider === 'object' && 'useValue' in provider ? provider.useValue : Injector.create([provider], route.injector).get(CorsOptions)));
+    .map((provider) => (isValueProvider(provider) ? provider.useValue : Injector.create([provider], route.injector).get(CorsOptions)));
   return layers.length === 0 ? undefined : layerCorsOptions(layers, source);
 }
 

@@ -1,0 +1,64 @@
+import { METHODS } from 'node:http';
+
+import Router from 'find-my-way';
+
+import type { CompiledRoute, RouteDefinition } from './routes.js';
+
+type V1 = Router.HTTPVersion.V1;
+
+/** An HTTP method as find-my-way names it. */
+export type HttpMethod = Router.HTTPMethod;
+
+/**
+ * Whether Node.js serves `method` (upper case, as `@route()` and `addRoute()` take it). find-my-way
+ * routes the same list: its `HTTPMethod` type lags it (QUERY), its run-time list does not.
+ */
+export function isHttpMethod(method: string): method is HttpMethod {
+  return METHODS.includes(method);
+}
+
+/** What each route keeps as its find-my-way `store`: its compiled handler, and what duplicates and 405s need. */
+export interface RouteEntry {
+  readonly run: CompiledRoute;
+  readonly definition: RouteDefinition;
+  /** Registration rank, the order of `Allow`; a GET route's HEAD twin shares its entry. */
+  readonly rank: number;
+}
+
+/**
+ * find()'s answer in this table, a narrowing of find-my-way's own type (so the compiler checks the
+ * one cast below against it): every store is a RouteEntry, and the query parser is the identity,
+ * so `searchParams` is the raw query string, without its `?`.
+ */
+export type RouteMatch = Omit<Router.FindResult<V1>, 'store'> & { readonly store: RouteEntry; readonly searchParams: string };
+
+/** Routes never reach find-my-way's handler: the store carries the compiled route. */
+const NO_HANDLER = (): void => {};
+
+/** find-my-way, typed as it is used here: every route's store is its RouteEntry. */
+export class RouteTable {
+  // The query string is handed on unparsed: RequestContext parses it only if a handler reads it.
+  readonly #router = Router({ querystringParser: (query) => query });
+
+  add(method: HttpMethod, path: string, entry: RouteEntry): void {
+    this.#router.on(method, path, NO_HANDLER, entry);
+  }
+
+  /** The entry registered for `method` on `path` (matched as a pattern, not as a URL). */
+  entryAt(method: HttpMethod, path: string): RouteEntry | undefined {
+    return this.#router.findRoute(method, path)?.store;
+  }
+
+  /** Compiles the lookups once every route is added. */
+  compile(): void {
+    this.#router.compile();
+  }
+
+  /**
+   * The route `url` matches under `method`: find-my-way's own answer, nothing allocated on top.
+   * Any method string may be asked; one without routes finds nothing.
+   */
+  find(method: string | undefined, url: string): RouteMatch | null {
+    return this.#router.find(method as HttpMethod, url) as RouteMatch | null;
+  }
+}
