@@ -45,5 +45,8 @@ t.test('a short soak: no error, no unexpected status, no heap growth for the req
   // requests that run served: a busy machine serves fewer and so may grow less, never more.
   const [start, end] = report.heapMB.map(Number) as [number, number];
   const allowed = HEAP_SLACK_MB + (measured * BYTES_PER_REQUEST) / 1024 / 1024;
-  t.ok(end - start <= allowed, `heap after GC: ${start} MB -> ${end} MB over ${measured} requests (at most ${allowed.toFixed(1)} MB: ${HEAP_SLACK_MB} MB + ${BYTES_PER_REQUEST} bytes a request)`);
+  t.ok(
+    end - start <= allowed,
+    `heap after GC: ${start} MB -> ${end} MB over ${measured} requests (at most ${allowed.toFixed(1)} MB: ${HEAP_SLACK_MB} MB + ${BYTES_PER_REQUEST} bytes a request)`,
+  );
 });

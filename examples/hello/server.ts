@@ -44,4 +44,6 @@ class AppModule {}
 const app = await RestApplication.create(AppModule);
 const { port } = await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
 console.log(`hello example listening on http://127.0.0.1:${port}`);
-console.log(`  curl -i http://127.0.0.1:${port}/hello/Ada\n  curl -i http://127.0.0.1:${port}/health\n  curl -i -X POST http://127.0.0.1:${port}/health   (405 with Allow)`);
+console.log(
+  `  curl -i http://127.0.0.1:${port}/hello/Ada\n  curl -i http://127.0.0.1:${port}/health\n  curl -i -X POST http://127.0.0.1:${port}/health   (405 with Allow)`,
+);

@@ -25,7 +25,10 @@ export function injectable(): ClassDecorator {
 export function inject(token: Token): ParameterDecorator {
   return (target, _key, index) => {
     if (!isInjectionToken(token)) {
-      throw new StartupError(`@inject() on parameter ${index} of ${tokenName(target)} got ${String(token)}, not a class or an InjectionToken (often an import cycle: the class is still undefined when the decorator runs).`);
+      throw new StartupError(
+        `@inject() on parameter ${index} of ${tokenName(target)} got ${String(token)}, not a class or an InjectionToken (often an import cycle: the ` +
+          `class is still undefined when the decorator runs).`,
+      );
     }
     const tokens: Map<number, Token> = Reflect.getOwnMetadata(INJECT, target) ?? new Map();
     tokens.set(index, token);
@@ -52,13 +55,18 @@ export function readDependencies(cls: Class): Dependency[] {
   const tokens: Map<number, Token> = Reflect.getMetadata(INJECT, cls) ?? new Map();
   const optionals: Set<number> = Reflect.getMetadata(OPTIONAL, cls) ?? new Set();
   if (types.length === 0 && cls.length > 0 && tokens.size === 0) {
-    throw new StartupError(`${tokenName(cls)} takes constructor parameters but has no decorator, so their types are unknown: add @injectable() (or @controller()) to the class.`);
+    throw new StartupError(
+      `${tokenName(cls)} takes constructor parameters but has no decorator, so their types are unknown: add @injectable() (or @controller()) to the class.`,
+    );
   }
   const count = Math.max(types.length, cls.length, ...[...tokens.keys()].map((index) => index + 1));
   return Array.from({ length: count }, (_, index) => {
     const token = tokens.get(index) ?? types[index];
     if (!isInjectionToken(token) || NOT_INJECTABLE.has(token)) {
-      throw new StartupError(`Parameter ${index} of ${tokenName(cls)}'s constructor has no injectable type (an interface, a union or a primitive): give it a class type, or @inject(SOME_TOKEN).`);
+      throw new StartupError(
+        `Parameter ${index} of ${tokenName(cls)}'s constructor has no injectable type (an interface, a union or a primitive): give it a class type, or ` +
+          `@inject(SOME_TOKEN).`,
+      );
     }
     return { token, optional: optionals.has(index) };
   });

@@ -1,6 +1,15 @@
 import { readDependencies, type Dependency } from './decorators.js';
 import { ResolutionError, StartupError } from './errors.js';
-import { checkProvider, isClassProvider, isFactoryProvider, isTokenProvider, isValueProvider, providerToken, type Provider, type ProviderList } from './providers.js';
+import {
+  checkProvider,
+  isClassProvider,
+  isFactoryProvider,
+  isTokenProvider,
+  isValueProvider,
+  providerToken,
+  type Provider,
+  type ProviderList,
+} from './providers.js';
 import { tokenName, type Token } from './tokens.js';
 
 /** How to make one value: what it needs, and what to do with it. Compiled once per provider. */
@@ -79,7 +88,10 @@ export class InjectorBlueprint {
       if (dependency.optional) return;
       const levels: string[] = [];
       for (let blueprint: InjectorBlueprint | undefined = this; blueprint !== undefined; blueprint = blueprint.parent) levels.push(blueprint.label);
-      throw new StartupError(`No provider for ${name}: ${[...chain, name].join(' -> ')} (looked in ${levels.join(', ')}). Provide it in one of these levels, or mark the parameter @optional().`);
+      throw new StartupError(
+        `No provider for ${name}: ${[...chain, name].join(' -> ')} (looked in ${levels.join(', ')}). Provide it in one of these levels, or mark the ` +
+          `parameter @optional().`,
+      );
     }
     const { blueprint, entry } = found;
     if (entry.external || blueprint.#checked.has(entry.token)) return;

@@ -146,14 +146,19 @@ export class ModuleTree<Extra = unknown, Place = unknown, Import extends ModuleI
     }
     if (moduleClass === importer) throw new StartupError(`${tokenName(moduleClass)} imports itself: remove it from its own imports.`);
     if (stack.includes(moduleClass)) {
-      throw new StartupError(`Module import cycle: ${[...stack.slice(stack.indexOf(moduleClass)), moduleClass].map(tokenName).join(' -> ')}. Move what both need into a third module.`);
+      throw new StartupError(
+        `Module import cycle: ${[...stack.slice(stack.indexOf(moduleClass)), moduleClass].map(tokenName).join(' -> ')}. Move what both need into a ` +
+          `third module.`,
+      );
     }
     const { metadata } = definition;
     const place = placeOf();
     const plain = dynamic === undefined || isPlainImport(dynamic);
     const shared = plain ? this.#plainNodes.get(moduleClass)?.get(place) : undefined;
     if (shared !== undefined) return shared;
-    const imports = (metadata.imports ?? []).map((child) => this.#visit(child, () => this.#placement.place(place, child), [...stack, moduleClass], appProviders));
+    const imports = (metadata.imports ?? []).map((child) =>
+      this.#visit(child, () => this.#placement.place(place, child), [...stack, moduleClass], appProviders),
+    );
     // Application-level providers are one set for the whole application, however often a module is imported.
     if (metadata.providersPerApp !== undefined && !appProviders.includes(metadata.providersPerApp)) appProviders.push(metadata.providersPerApp);
     const providers = {
@@ -175,7 +180,9 @@ export class ModuleTree<Extra = unknown, Place = unknown, Import extends ModuleI
       const reexported = imports.some((imported) => imported.moduleClass === token);
       const app = (metadata.providersPerApp ? [...metadata.providersPerApp] : []).some((provider) => providerToken(provider) === token);
       if (!provided && !reexported && !app) {
-        throw new StartupError(`${node.name} exports ${tokenName(token)}, which it neither provides (providersPerMod, providersPerRou, providersPerReq) nor imports as a module.`);
+        throw new StartupError(
+          `${node.name} exports ${tokenName(token)}, which it neither provides (providersPerMod, providersPerRou, providersPerReq) nor imports as a module.`,
+        );
       }
     }
     this.nodes.push(node);
@@ -213,7 +220,8 @@ function findOwner<Extra, Place, Import extends ModuleImport>(node: ModuleNode<E
   if (node.providers.providersPerMod.some((provider) => providerToken(provider) === token)) return node;
   for (const exported of node.exports) {
     const reexported = node.imports.find((imported) => imported.moduleClass === exported);
-    if (reexported !== undefined && exportedAt(reexported, 'providersPerMod').some((provider) => providerToken(provider) === token)) return findOwner(reexported, token);
+    if (reexported !== undefined && exportedAt(reexported, 'providersPerMod').some((provider) => providerToken(provider) === token))
+      return findOwner(reexported, token);
   }
   return node;
 }

@@ -84,10 +84,14 @@ export function checkProvider(provider: unknown, where: string): Provider {
   }
   const kinds = ['useValue', 'useClass', 'useFactory', 'useToken'].filter((kind) => kind in shape);
   if (kinds.length !== 1) {
-    throw new StartupError(`${where}: the provider of ${tokenName(shape.token)} needs exactly one of useValue, useClass, useFactory, useToken (it has ${kinds.length === 0 ? 'none' : kinds.join(' and ')}).`);
+    throw new StartupError(
+      `${where}: the provider of ${tokenName(shape.token)} needs exactly one of useValue, useClass, useFactory, useToken (it has ` +
+        `${kinds.length === 0 ? 'none' : kinds.join(' and ')}).`,
+    );
   }
   if ('useClass' in shape && typeof shape.useClass !== 'function') throw new StartupError(`${where}: useClass of ${tokenName(shape.token)} is not a class.`);
-  if ('useFactory' in shape && typeof shape.useFactory !== 'function') throw new StartupError(`${where}: useFactory of ${tokenName(shape.token)} is not a function.`);
+  if ('useFactory' in shape && typeof shape.useFactory !== 'function')
+    throw new StartupError(`${where}: useFactory of ${tokenName(shape.token)} is not a function.`);
   if ('useToken' in shape && !isInjectionToken(shape.useToken)) throw new StartupError(`${where}: useToken of ${tokenName(shape.token)} is not a token.`);
   return shape as Provider;
 }

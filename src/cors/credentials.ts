@@ -21,12 +21,22 @@ const warnedAboutWildcard = new WeakSet<CorsLogger>();
  * every site) and the first such call warns how to list origins. Throws, writing nothing, on
  * an invalid name, value or attribute.
  */
-export function setCorsCookie(req: IncomingMessage, res: ServerResponse, name: string, value: string, options: CookieOptions = {}, logger: CorsLogger = console): void {
+export function setCorsCookie(
+  req: IncomingMessage,
+  res: ServerResponse,
+  name: string,
+  value: string,
+  options: CookieOptions = {},
+  logger: CorsLogger = console,
+): void {
   let cookie: string;
   try {
     cookie = stringifySetCookie(name, value, { ...COOKIE_DEFAULTS, ...options });
   } catch (error) {
-    throw new TypeError(`setCookie(${JSON.stringify(name)}, ...): ${(error as Error).message}. Cookie names are RFC 6265 tokens (letters, digits and !#$%&'*+-.^_\`|~); values are URI-encoded unless they hold lone surrogates.`);
+    throw new TypeError(
+      `setCookie(${JSON.stringify(name)}, ...): ${(error as Error).message}. Cookie names are RFC 6265 tokens (letters, digits and !#$%&'*+-.^_\`|~); ` +
+        `values are URI-encoded unless they hold lone surrogates.`,
+    );
   }
   const previous = res.getHeader('Set-Cookie');
   res.setHeader('Set-Cookie', previous === undefined ? [cookie] : [...(Array.isArray(previous) ? previous : [String(previous)]), cookie]);
@@ -35,7 +45,9 @@ export function setCorsCookie(req: IncomingMessage, res: ServerResponse, name: s
   if (allowOrigin === '*') {
     warnOnceAboutWildcard(
       logger,
-      `setCookie() on ${req.method} ${req.url}: this route's CORS origin is '*', so browsers refuse its cookies on cross-origin requests (a credentialed response needs the exact origin, and echoing every origin would let any site act as your users). List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
+      `setCookie() on ${req.method} ${req.url}: this route's CORS origin is '*', so browsers refuse its cookies on cross-origin requests (a ` +
+        `credentialed response needs the exact origin, and echoing every origin would let any site act as your users). List the origins that may send ` +
+        `credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
     );
   } else if (allowOrigin !== undefined) {
     vary(res, 'Origin');

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-
 import { RouteRegistrationError } from './errors.js';
 import { mergeCorsOptions, sameOptions, type CorsLogger, type CorsOptions } from './options.js';
 import type { PathTable } from './path-table.js';
@@ -81,7 +80,12 @@ export class CorsEngine {
     }
     if (router.routes.length === 0) {
       // Mirroring too early would silently leave no route, and so cover every path.
-      throw new RouteRegistrationError(`${this.#source}.mirror()`, 'the router', 'has no routes yet', 'call mirror() after the application has registered its routes');
+      throw new RouteRegistrationError(
+        `${this.#source}.mirror()`,
+        'the router',
+        'has no routes yet',
+        'call mirror() after the application has registered its routes',
+      );
     }
     this.#tree.adoptMatching(router, 'mirror()');
     for (const { method, path } of router.routes) this.#route([method], path, options, `mirror() of ${method} ${path}`);

@@ -58,7 +58,8 @@ export function compileOriginMatcher(value: OriginOption | undefined, context: C
     'origin',
     value,
     'is not a valid origin policy',
-    "use '*', an origin such as 'https://app.example.com', a pattern such as 'https://*.example.com', a RegExp, true, false, an array of origins, patterns and RegExps, or a function (origin, req) => boolean",
+    "use '*', an origin such as 'https://app.example.com', a pattern such as 'https://*.example.com', a RegExp, true, false, an array of origins, " +
+      'patterns and RegExps, or a function (origin, req) => boolean',
   );
 }
 
@@ -72,9 +73,21 @@ function compileList(entries: readonly unknown[], field: string | null, context:
     if (entry instanceof RegExp) {
       regexps.push(checkRegExp(entry, name, context));
     } else if (typeof entry !== 'string') {
-      throw new CorsOptionsError(context.source, name, entry, 'is not allowed in an origin list', "list only origin strings, 'https://*.example.com' patterns, 'null' and RegExps; true, false and functions stand alone");
+      throw new CorsOptionsError(
+        context.source,
+        name,
+        entry,
+        'is not allowed in an origin list',
+        "list only origin strings, 'https://*.example.com' patterns, 'null' and RegExps; true, false and functions stand alone",
+      );
     } else if (entry === '*') {
-      throw new CorsOptionsError(context.source, name, entry, "in a list means nothing: '*' already allows every origin", "use origin: '*' alone, or list the origins");
+      throw new CorsOptionsError(
+        context.source,
+        name,
+        entry,
+        "in a list means nothing: '*' already allows every origin",
+        "use origin: '*' alone, or list the origins",
+      );
     } else if (entry === 'null') {
       exact.add(entry);
     } else if (entry.includes('*')) {
@@ -138,7 +151,13 @@ interface WildcardPattern {
 
 function compileWildcardPattern(value: string, field: string, context: Context): WildcardPattern {
   const fail = (problem: string): never => {
-    throw new CorsOptionsError(context.source, field, value, problem, 'write the wildcard as the whole first label after the scheme, e.g. "https://*.example.com"');
+    throw new CorsOptionsError(
+      context.source,
+      field,
+      value,
+      problem,
+      'write the wildcard as the whole first label after the scheme, e.g. "https://*.example.com"',
+    );
   };
   const separator = value.indexOf('://');
   if (separator === -1) fail('has no scheme');
@@ -155,7 +174,8 @@ function compileWildcardPattern(value: string, field: string, context: Context):
   // for cookies: a hand-made list would miss the names added every month.
   if (getPublicSuffix(host, { allowPrivateDomains: true }) === host) {
     context.logger.warn(
-      `${context.source}: CorsOptions.${field} = ${describeValue(value)} grants every sub-domain of ${host}, a public suffix: anyone can register a name there, so every stranger's site under it is granted. List your own origins instead, e.g. "${prefix}your-app.${host}".`,
+      `${context.source}: CorsOptions.${field} = ${describeValue(value)} grants every sub-domain of ${host}, a public suffix: anyone can register a ` +
+        `name there, so every stranger's site under it is granted. List your own origins instead, e.g. "${prefix}your-app.${host}".`,
     );
   }
   return {
@@ -172,15 +192,25 @@ function compileWildcardPattern(value: string, field: string, context: Context):
 
 function checkRegExp(regexp: RegExp, field: string, context: Context): RegExp {
   if (regexp.global || regexp.sticky) {
-    throw new CorsOptionsError(context.source, field, regexp, 'has the g or y flag, which makes test() remember lastIndex between requests and skip matches', `drop the flag: /${regexp.source}/${regexp.flags.replace(/[gy]/g, '')}`);
+    throw new CorsOptionsError(
+      context.source,
+      field,
+      regexp,
+      'has the g or y flag, which makes test() remember lastIndex between requests and skip matches',
+      `drop the flag: /${regexp.source}/${regexp.flags.replace(/[gy]/g, '')}`,
+    );
   }
   if (!isFullyAnchored(regexp.source)) {
     context.logger.warn(
-      `${context.source}: CorsOptions.${field} = ${describeValue(regexp)} is not anchored with ^ and $ around the whole pattern, so it also matches origins that merely contain it (/example\\.com$/ matches https://evilexample.com, /^https:\\/\\/a\\.com|https:\\/\\/b\\.com$/ matches https://a.com.evil.net). Anchor it, with alternatives in a group: /^https:\\/\\/(?:a|b)\\.example\\.com$/.`,
+      `${context.source}: CorsOptions.${field} = ${describeValue(regexp)} is not anchored with ^ and $ around the whole pattern, so it also matches ` +
+        `origins that merely contain it (/example\\.com$/ matches https://evilexample.com, /^https:\\/\\/a\\.com|https:\\/\\/b\\.com$/ matches ` +
+        `https://a.com.evil.net). Anchor it, with alternatives in a group: /^https:\\/\\/(?:a|b)\\.example\\.com$/.`,
     );
   } else if (hasUnescapedDot(regexp.source)) {
     context.logger.warn(
-      `${context.source}: CorsOptions.${field} = ${describeValue(regexp)} has an unescaped "." outside a character class, which matches any character: /^https:\\/\\/(app|admin).example.com$/ also grants https://appxexample.com, a name anyone can register. Write a literal dot as \\. and a host label as [a-z0-9-]+.`,
+      `${context.source}: CorsOptions.${field} = ${describeValue(regexp)} has an unescaped "." outside a character class, which matches any character: ` +
+        `/^https:\\/\\/(app|admin).example.com$/ also grants https://appxexample.com, a name anyone can register. Write a literal dot as \\. and a host ` +
+        `label as [a-z0-9-]+.`,
     );
   }
   return regexp;
@@ -231,12 +261,14 @@ function guardOriginFunction(fn: OriginFunction, context: Context): OriginCheck 
   const deny = (what: string): false => {
     if (!reported) {
       reported = true;
-      context.logger.error(`${context.source}: the origin function ${describeValue(fn)} ${what}; the request was denied. Later faults of this function are denied without a log line.`);
+      context.logger.error(
+        `${context.source}: the origin function ${describeValue(fn)} ${what}; the request was denied. Later faults of this function are denied without ` +
+          `a log line.`,
+      );
     }
     return false;
   };
-  const settle = (answer: unknown, verb: string): boolean =>
-    typeof answer === 'boolean' ? answer : deny(`${verb} ${describeValue(answer)}, not a boolean`);
+  const settle = (answer: unknown, verb: string): boolean => (typeof answer === 'boolean' ? answer : deny(`${verb} ${describeValue(answer)}, not a boolean`));
   return (origin, req) => {
     if (!isWellFormedOrigin(origin)) return false;
     let answer: unknown;

@@ -47,7 +47,8 @@ export function buildPathTable(policy: CorsPolicy, methods: Iterable<string>): P
   const ruleB: string[] = [];
   if (policy.allowCredentials) ruleB.push('Access-Control-Allow-Credentials', 'true');
   if (policy.exposedHeaders !== undefined && policy.exposedHeaders.length > 0) ruleB.push('Access-Control-Expose-Headers', policy.exposedHeaders.join(', '));
-  const actualAnswer = constantAllowOrigin !== undefined ? ['Access-Control-Allow-Origin', constantAllowOrigin, ...ruleB] : varyOnOrigin ? ['Vary', 'Origin'] : [];
+  const actualAnswer =
+    constantAllowOrigin !== undefined ? ['Access-Control-Allow-Origin', constantAllowOrigin, ...ruleB] : varyOnOrigin ? ['Vary', 'Origin'] : [];
 
   const preflightVary: string[] = [];
   if (varyOnOrigin) preflightVary.push('Origin');
@@ -60,7 +61,8 @@ export function buildPathTable(policy: CorsPolicy, methods: Iterable<string>): P
   // node:http sends a writeHead() answer without one chunked.
   if (policy.optionsSuccessStatus !== 204) preflightRefused.push('Content-Length', '0');
   const preflightGranted = [...preflightRefused, 'Access-Control-Allow-Methods', policy.allowedMethods?.join(', ') ?? allowed];
-  if (policy.allowedHeaders !== undefined && policy.allowedHeaders.length > 0) preflightGranted.push('Access-Control-Allow-Headers', policy.allowedHeaders.join(', '));
+  if (policy.allowedHeaders !== undefined && policy.allowedHeaders.length > 0)
+    preflightGranted.push('Access-Control-Allow-Headers', policy.allowedHeaders.join(', '));
   if (policy.maxAge !== undefined) preflightGranted.push('Access-Control-Max-Age', policy.maxAge);
   if (policy.allowCredentials) preflightGranted.push('Access-Control-Allow-Credentials', 'true');
 

@@ -44,52 +44,100 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
   const allowCredentials = checkBoolean(options.allowCredentials, 'allowCredentials', source);
   const timeout = options.originTimeout;
   if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > 60_000)) {
-    throw new CorsOptionsError(source, 'originTimeout', timeout, 'is not a whole number of milliseconds from 1 to 60000', 'use e.g. 2000; a browser waits for the preflight, so keep it short');
+    throw new CorsOptionsError(
+      source,
+      'originTimeout',
+      timeout,
+      'is not a whole number of milliseconds from 1 to 60000',
+      'use e.g. 2000; a browser waits for the preflight, so keep it short',
+    );
   }
   const origin = compileOriginMatcher(options.origin, { ...context, timeout: timeout ?? DEFAULT_ORIGIN_TIMEOUT });
   const allowedHeaders = checkNames(options.allowedHeaders, 'allowedHeaders', source);
   const exposedHeaders = checkNames(options.exposedHeaders, 'exposedHeaders', source);
   const allowedMethods = checkNames(options.allowedMethods, 'allowedMethods', source);
   if (allowedMethods !== undefined && allowedMethods.length === 0) {
-    throw new CorsOptionsError(source, 'allowedMethods', options.allowedMethods, 'grants no method', 'list the methods, or leave the option out to grant the methods of each path');
+    throw new CorsOptionsError(
+      source,
+      'allowedMethods',
+      options.allowedMethods,
+      'grants no method',
+      'list the methods, or leave the option out to grant the methods of each path',
+    );
   }
   allowedMethods?.forEach((method, index) => {
     // Browsers upper-case DELETE, GET, HEAD, OPTIONS, POST and PUT before the preflight, then
     // compare byte for byte: 'put' or 'Put' never matches. route() refuses the same spellings.
     if (method !== method.toUpperCase()) {
-      throw new CorsOptionsError(source, `allowedMethods[${index}]`, method, 'is not in upper case, and browsers compare methods case-sensitively (they upper-case the standard ones first)', `write ${JSON.stringify(method.toUpperCase())}`);
+      throw new CorsOptionsError(
+        source,
+        `allowedMethods[${index}]`,
+        method,
+        'is not in upper case, and browsers compare methods case-sensitively (they upper-case the standard ones first)',
+        `write ${JSON.stringify(method.toUpperCase())}`,
+      );
     }
   });
 
   if (allowCredentials) {
     // Browsers read `*` literally on credentialed requests, so these would silently fail.
     if (origin.kind === 'any') {
-      throw new CorsOptionsError(source, 'origin', options.origin ?? '*', "together with allowCredentials: true is refused by browsers (a credentialed response needs the exact origin, never '*')", 'list the origins that may send credentials, e.g. origin: ["https://app.example.com"]');
+      throw new CorsOptionsError(
+        source,
+        'origin',
+        options.origin ?? '*',
+        "together with allowCredentials: true is refused by browsers (a credentialed response needs the exact origin, never '*')",
+        'list the origins that may send credentials, e.g. origin: ["https://app.example.com"]',
+      );
     }
     const names = { allowedHeaders, exposedHeaders, allowedMethods };
     for (const field of ['allowedHeaders', 'exposedHeaders', 'allowedMethods'] as const) {
       if (names[field]?.includes('*')) {
-        throw new CorsOptionsError(source, field, '*', "together with allowCredentials: true is read by browsers as a header literally named '*'", `list the names in ${field}`);
+        throw new CorsOptionsError(
+          source,
+          field,
+          '*',
+          "together with allowCredentials: true is read by browsers as a header literally named '*'",
+          `list the names in ${field}`,
+        );
       }
     }
     if (options.origin === true) {
-      context.logger.warn(`${source}: CorsOptions.origin = true with allowCredentials: true lets every web site read your users' data with their cookies. List the trusted origins instead.`);
+      context.logger.warn(
+        `${source}: CorsOptions.origin = true with allowCredentials: true lets every web site read your users' data with their cookies. List the ` +
+          `trusted origins instead.`,
+      );
     }
   }
 
   const maxAge = options.maxAge;
   if (maxAge !== undefined) {
     if (typeof maxAge !== 'number' || !Number.isSafeInteger(maxAge) || maxAge < 0) {
-      throw new CorsOptionsError(source, 'maxAge', maxAge, 'is not a whole number of seconds >= 0', 'use e.g. 600 (ten minutes); browsers cap it (Chromium at 7200)');
+      throw new CorsOptionsError(
+        source,
+        'maxAge',
+        maxAge,
+        'is not a whole number of seconds >= 0',
+        'use e.g. 600 (ten minutes); browsers cap it (Chromium at 7200)',
+      );
     }
     if (maxAge > BROWSER_MAX_AGE) {
-      context.logger.warn(`${source}: CorsOptions.maxAge = ${maxAge} is above what Chromium honours (${BROWSER_MAX_AGE} s; Firefox: 86400 s); browsers will cache preflights for less.`);
+      context.logger.warn(
+        `${source}: CorsOptions.maxAge = ${maxAge} is above what Chromium honours (${BROWSER_MAX_AGE} s; Firefox: 86400 s); browsers will cache ` +
+          `preflights for less.`,
+      );
     }
   }
 
   const status = options.optionsSuccessStatus;
   if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 299)) {
-    throw new CorsOptionsError(source, 'optionsSuccessStatus', status, 'is not a success status (200-299)', 'use 204 (the default), or 200 for clients that mishandle 204');
+    throw new CorsOptionsError(
+      source,
+      'optionsSuccessStatus',
+      status,
+      'is not a success status (200-299)',
+      'use 204 (the default), or 200 for clients that mishandle 204',
+    );
   }
 
   return Object.freeze({
@@ -108,11 +156,23 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
 /** An options object as given by a user: an object with known fields only (typos such as `orgin` are refused). */
 export function checkOptionsObject(options: unknown, source: string): asserts options is CorsOptions {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new CorsOptionsError(source, '(options)', options, 'is not an object', 'pass an object such as { origin: "https://app.example.com" }, or nothing for the defaults');
+    throw new CorsOptionsError(
+      source,
+      '(options)',
+      options,
+      'is not an object',
+      'pass an object such as { origin: "https://app.example.com" }, or nothing for the defaults',
+    );
   }
   for (const field of Object.keys(options)) {
     if (!(CORS_OPTION_FIELDS as readonly string[]).includes(field)) {
-      throw new CorsOptionsError(source, field, (options as Record<string, unknown>)[field], 'is not a CORS option', `use one of ${CORS_OPTION_FIELDS.join(', ')}`);
+      throw new CorsOptionsError(
+        source,
+        field,
+        (options as Record<string, unknown>)[field],
+        'is not a CORS option',
+        `use one of ${CORS_OPTION_FIELDS.join(', ')}`,
+      );
     }
   }
 }
@@ -128,14 +188,32 @@ function checkNames(value: unknown, field: string, source: string): readonly str
   if (value === undefined) return undefined;
   if (value === '*') return ['*'];
   if (!Array.isArray(value)) {
-    throw new CorsOptionsError(source, field, value, "is neither '*' nor an array of names", `use an array, e.g. ${field === 'allowedMethods' ? "['GET', 'POST']" : "['X-Request-Id']"}`);
+    throw new CorsOptionsError(
+      source,
+      field,
+      value,
+      "is neither '*' nor an array of names",
+      `use an array, e.g. ${field === 'allowedMethods' ? "['GET', 'POST']" : "['X-Request-Id']"}`,
+    );
   }
   value.forEach((name: unknown, index) => {
     if (typeof name !== 'string' || !isHttpToken(name)) {
-      throw new CorsOptionsError(source, `${field}[${index}]`, name, 'is not an HTTP token (RFC 9110: letters, digits and !#$%&\'*+-.^_`|~, no spaces or commas)', `write one name per array element, e.g. ${describeValue(field === 'allowedMethods' ? 'PATCH' : 'X-Request-Id')}`);
+      throw new CorsOptionsError(
+        source,
+        `${field}[${index}]`,
+        name,
+        "is not an HTTP token (RFC 9110: letters, digits and !#$%&'*+-.^_`|~, no spaces or commas)",
+        `write one name per array element, e.g. ${describeValue(field === 'allowedMethods' ? 'PATCH' : 'X-Request-Id')}`,
+      );
     }
     if (name === '*' && value.length > 1) {
-      throw new CorsOptionsError(source, `${field}[${index}]`, name, "in a list means nothing: '*' alone already stands for every name", `use ${field}: '*' alone, or list the names`);
+      throw new CorsOptionsError(
+        source,
+        `${field}[${index}]`,
+        name,
+        "in a list means nothing: '*' alone already stands for every name",
+        `use ${field}: '*' alone, or list the names`,
+      );
     }
   });
   return [...new Set<string>(value)];

@@ -72,7 +72,12 @@ export class RouteTree {
   adoptMatching(matching: PathMatching, source: string): void {
     const wanted = pickMatching(matching);
     if (this.#router !== undefined && MATCHING_FIELDS.some((field) => wanted[field] !== this.#matching[field])) {
-      throw new RouteRegistrationError(source, 'the mirrored router', `matches paths with ${describeMatching(wanted)}, which differs from the ${describeMatching(this.#matching)} the routes already registered use`, 'mirror the router before calling route(), or give createCors() the same settings');
+      throw new RouteRegistrationError(
+        source,
+        'the mirrored router',
+        `matches paths with ${describeMatching(wanted)}, which differs from the ${describeMatching(this.#matching)} the routes already registered use`,
+        'mirror the router before calling route(), or give createCors() the same settings',
+      );
     }
     this.#matching = wanted;
   }
@@ -84,7 +89,12 @@ export class RouteTree {
         throw new RouteRegistrationError(source, path, `is given ${describeValue(method)}, which is not an HTTP method`, 'use a method name such as "GET"');
       }
       if (method !== method.toUpperCase()) {
-        throw new RouteRegistrationError(source, path, `is given the method ${JSON.stringify(method)}, not in upper case, and browsers compare methods case-sensitively`, `write ${JSON.stringify(method.toUpperCase())}`);
+        throw new RouteRegistrationError(
+          source,
+          path,
+          `is given the method ${JSON.stringify(method)}, not in upper case, and browsers compare methods case-sensitively`,
+          `write ${JSON.stringify(method.toUpperCase())}`,
+        );
       }
     }
     const found = this.#find(path);
@@ -94,7 +104,12 @@ export class RouteTree {
       try {
         this.#tree().on(TREE_METHOD, path, unusedHandler, created);
       } catch (error) {
-        throw new RouteRegistrationError(source, path, `is refused by the route tree (${(error as Error).message})`, 'write it in find-my-way syntax, starting with "/", e.g. "/users/:id"');
+        throw new RouteRegistrationError(
+          source,
+          path,
+          `is refused by the route tree (${(error as Error).message})`,
+          'write it in find-my-way syntax, starting with "/", e.g. "/users/:id"',
+        );
       }
       this.#records.set(created, record);
       return;
@@ -102,12 +117,13 @@ export class RouteTree {
     const [table, existing] = found;
     if (existing.policy !== policy && !sameOptions(existing.options, options)) {
       const repeated = methods.filter((method) => existing.methods.has(method));
+      const [is, it] = repeated.length === 1 ? ['is', 'it'] : ['are', 'them'];
       throw new RouteRegistrationError(
         source,
         path,
         `has other CORS options than ${existing.source} gave it, and a browser caches one CORS answer per URL`,
         repeated.length > 0
-          ? `${repeated.join(', ')} ${repeated.length === 1 ? 'is' : 'are'} already covered there: register ${repeated.length === 1 ? 'it' : 'them'} once, with the options you mean`
+          ? `${repeated.join(', ')} ${is} already covered there: register ${it} once, with the options you mean`
           : `give every route of ${path} the same CORS options, e.g. register them together: route(['GET', 'POST'], ${JSON.stringify(path)}, options)`,
       );
     }

@@ -94,7 +94,14 @@ export class RestApplication {
   }
 }
 
-function initContext(tree: RestModuleTree, node: RestModuleNode, own: RouteDefinition[], all: RouteDefinition[], steps: PreRouterStep[], from: RestModuleNode): RestInitContext {
+function initContext(
+  tree: RestModuleTree,
+  node: RestModuleNode,
+  own: RouteDefinition[],
+  all: RouteDefinition[],
+  steps: PreRouterStep[],
+  from: RestModuleNode,
+): RestInitContext {
   const source = `init hook of ${from.name}`;
   return {
     module: node.moduleClass,
@@ -189,7 +196,9 @@ function answerMiss(table: RouteTable, methods: ReadonlySet<HttpMethod>, req: In
  * method to its route's registration rank (the implicit HEAD of a GET route shares the GET's).
  */
 function allowHeader(found: ReadonlyMap<string, number>): string {
-  const ranked = [...found].filter(([method]) => method !== 'OPTIONS').sort(([a, rankA], [b, rankB]) => rankA - rankB || Number(a === 'HEAD') - Number(b === 'HEAD'));
+  const ranked = [...found]
+    .filter(([method]) => method !== 'OPTIONS')
+    .sort(([a, rankA], [b, rankB]) => rankA - rankB || Number(a === 'HEAD') - Number(b === 'HEAD'));
   const list: string[] = [];
   for (const [method] of ranked) {
     if (!list.includes(method)) list.push(method);

@@ -51,7 +51,9 @@ export function route(method: string, path = ''): MethodDecorator {
     const owner = tokenName(target.constructor);
     if (typeof propertyKey !== 'string') throw new StartupError(`@route() on ${owner}: a route method needs a string name.`);
     if (!isHttpMethod(method)) {
-      throw new StartupError(`@route(${JSON.stringify(method)}) on ${owner}.${propertyKey}: not an HTTP method Node.js serves; use an upper-case method such as 'GET'.`);
+      throw new StartupError(
+        `@route(${JSON.stringify(method)}) on ${owner}.${propertyKey}: not an HTTP method Node.js serves; use an upper-case method such as 'GET'.`,
+      );
     }
     const routes: RouteMetadata[] = Reflect.getOwnMetadata(ROUTES, target.constructor) ?? [];
     routes.push({ method, path, propertyKey });

@@ -18,6 +18,9 @@ export function buildModuleTree(rootModule: Class): RestModuleTree {
 
 /** `prefix` and `path` joined with single slashes, starting with one: `('/api/', 'v1//users')` is `/api/v1/users`. */
 export function joinPath(prefix: string, path: string): string {
-  const joined = [prefix, path].flatMap((part) => part.split('/')).filter((segment) => segment !== '').join('/');
+  const joined = [prefix, path]
+    .flatMap((part) => part.split('/'))
+    .filter((segment) => segment !== '')
+    .join('/');
   return `/${joined}`;
 }

@@ -19,7 +19,8 @@ export class RequestContext {
 
   get query(): Query {
     // Object.create(null) semantics: `parse` returns a prototype-less object, so `?__proto__=x` is plain data.
-    return (this.#query ??= parse(this.rawQuery));
+    this.#query ??= parse(this.rawQuery);
+    return this.#query;
   }
 
   /**

@@ -72,9 +72,14 @@ export function collectControllerRoutes(tree: RestModuleTree, node: RestModuleNo
 
 /** A route an init hook adds, with the importing module's route-level providers. */
 export function hookRoute(tree: RestModuleTree, node: RestModuleNode, method: string, path: string, handler: RouteHandler, source: string): RouteDefinition {
-  if (!isHttpMethod(method)) throw new StartupError(`${source}: addRoute(${JSON.stringify(method)}, ...) is not an HTTP method Node.js serves; use an upper-case method such as 'OPTIONS'.`);
-  if (typeof path !== 'string' || !path.startsWith('/')) throw new StartupError(`${source}: addRoute() takes a full path starting with "/", not ${JSON.stringify(path)}.`);
-  if (typeof handler !== 'function') throw new StartupError(`${source}: addRoute(${method}, ${path}) takes a handler function (ctx) => ..., not ${String(handler)}.`);
+  if (!isHttpMethod(method))
+    throw new StartupError(
+      `${source}: addRoute(${JSON.stringify(method)}, ...) is not an HTTP method Node.js serves; use an upper-case method such as 'OPTIONS'.`,
+    );
+  if (typeof path !== 'string' || !path.startsWith('/'))
+    throw new StartupError(`${source}: addRoute() takes a full path starting with "/", not ${JSON.stringify(path)}.`);
+  if (typeof handler !== 'function')
+    throw new StartupError(`${source}: addRoute(${method}, ${path}) takes a handler function (ctx) => ..., not ${String(handler)}.`);
   const moduleInjector = tree.moduleInjector(node);
   const providers = tree.providersAt(node, 'providersPerRou');
   const fullPath = joinPath(path, '');
@@ -97,7 +102,13 @@ export function hookRoute(tree: RestModuleTree, node: RestModuleNode, method: st
  * its own, it gets no request injector: its other dependencies are resolved once, here, and
  * only the RequestContext is filled in per request.
  */
-function compileControllerRoute(controllerClass: Class, propertyKey: string, routeInjector: Injector, requestProviders: Provider[], label: string): CompiledRoute {
+function compileControllerRoute(
+  controllerClass: Class,
+  propertyKey: string,
+  routeInjector: Injector,
+  requestProviders: Provider[],
+  label: string,
+): CompiledRoute {
   const Controller = controllerClass as new (...args: unknown[]) => object;
   const method: unknown = Controller.prototype[propertyKey as keyof object];
   if (typeof method !== 'function') throw new StartupError(`${tokenName(controllerClass)}.${propertyKey} is not a method.`);

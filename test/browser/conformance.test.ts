@@ -93,7 +93,10 @@ async function scenarios(t: Test, engine: Engine, api: ApiServer, pageA: EngineP
       // One preflight: its answer listed every method of the path, and the engine cached it.
       t.equal(seen.length, 4, `${engine.name}: one preflight covers all three methods`);
     } else {
-      t.ok(seen.length >= 4, `${engine.name}: preflights again (${seen.length - 3} preflights for 3 requests): its cache of preflight answers is not reliable in a fresh profile`);
+      t.ok(
+        seen.length >= 4,
+        `${engine.name}: preflights again (${seen.length - 3} preflights for 3 requests): its cache of preflight answers is not reliable in a fresh profile`,
+      );
     }
     t.match(await fromA('/a-only-get', { method: 'PUT' }), { resolved: false });
     t.same(reached(), ['OPTIONS /a-only-get']);
@@ -107,7 +110,11 @@ async function scenarios(t: Test, engine: Engine, api: ApiServer, pageA: EngineP
     t.match(await fromA('/auth-listed', { headers: { Authorization: 'Bearer x' } }), { resolved: true }, 'Authorization listed');
     // The Fetch standard says '*' never covers Authorization. Pinned per engine so a change is noticed.
     const starCoversAuthorization = (await fromA('/auth-star', { headers: { Authorization: 'Bearer x' } })).resolved;
-    t.equal(starCoversAuthorization, AUTHORIZATION_UNDER_STAR[engine.name], `${engine.name}: '*' ${AUTHORIZATION_UNDER_STAR[engine.name] ? 'still covers' : 'does not cover'} Authorization`);
+    t.equal(
+      starCoversAuthorization,
+      AUTHORIZATION_UNDER_STAR[engine.name],
+      `${engine.name}: '*' ${AUTHORIZATION_UNDER_STAR[engine.name] ? 'still covers' : 'does not cover'} Authorization`,
+    );
   });
 
   t.test('5. JSON is preflighted; text/plain is not', async (t) => {
@@ -131,7 +138,11 @@ async function scenarios(t: Test, engine: Engine, api: ApiServer, pageA: EngineP
       const seen = reached();
       t.same(withoutPreflights(seen), [`PUT ${path}`, `PUT ${path}`]);
       if (FIRST_PREFLIGHT_CACHED[engine.name]) {
-        t.same(seen, [`OPTIONS ${path}`, `PUT ${path}`, `PUT ${path}`], `${engine.name}: ${path === '/cached' ? 'Max-Age 60' : 'no Max-Age: 5 s'} caches the preflight`);
+        t.same(
+          seen,
+          [`OPTIONS ${path}`, `PUT ${path}`, `PUT ${path}`],
+          `${engine.name}: ${path === '/cached' ? 'Max-Age 60' : 'no Max-Age: 5 s'} caches the preflight`,
+        );
       } else {
         t.ok(seen.length >= 3, `${engine.name}: ${seen.length - 2} preflights for 2 requests`);
       }
@@ -148,12 +159,24 @@ async function scenarios(t: Test, engine: Engine, api: ApiServer, pageA: EngineP
 
   t.test("8b. the README's login: a credentialed JSON POST, preflighted, stores its cookie", async (t) => {
     reached();
-    const login = await fromB('/json-login', { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' }, body: '{"user":"ada"}' });
+    const login = await fromB('/json-login', {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"user":"ada"}',
+    });
     t.match(login, { resolved: true, status: 200, body: '{"loggedIn":true}' });
     t.same(reached(), ['OPTIONS /json-login', 'POST /json-login'], 'the preflight granted credentials, then the login ran');
     const stored = await engine.cookies(api.url);
-    t.ok(stored.some((cookie) => cookie.name === 'session' && cookie.value === 'json123' && cookie.httpOnly), 'the cookie is stored, HttpOnly');
-    t.match(await fromA('/json-login', { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' }, body: '{}' }), { resolved: false }, 'not a listed origin');
+    t.ok(
+      stored.some((cookie) => cookie.name === 'session' && cookie.value === 'json123' && cookie.httpOnly),
+      'the cookie is stored, HttpOnly',
+    );
+    t.match(
+      await fromA('/json-login', { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' }, body: '{}' }),
+      { resolved: false },
+      'not a listed origin',
+    );
     t.same(reached(), ['OPTIONS /json-login'], 'refused at the preflight: the login never ran');
     await engine.clearCookies();
   });
@@ -177,7 +200,11 @@ async function scenarios(t: Test, engine: Engine, api: ApiServer, pageA: EngineP
     reached();
     t.match(await page.fetchFromSandbox(`${api.url}/a-only`), { resolved: false });
     t.match(await page.fetchFromSandbox(`${api.url}/null-listed`), { resolved: true, status: 200 });
-    t.match(api.seen.map((seen) => seen.origin), ['null', 'null'], "the frame's requests carried Origin: null");
+    t.match(
+      api.seen.map((seen) => seen.origin),
+      ['null', 'null'],
+      "the frame's requests carried Origin: null",
+    );
   });
 
   t.test('12. OPTIONS from page script resolves for an allowed origin', async (t) => {
@@ -185,7 +212,10 @@ async function scenarios(t: Test, engine: Engine, api: ApiServer, pageA: EngineP
   });
 
   t.test('13. an exposed header read from script, on a preflighted request', async (t) => {
-    t.match(await fromA('/a-only', { method: 'PUT', headers: { 'X-Foo': '1' } }, ['x-exposed', 'x-hidden']), { resolved: true, headers: { 'x-exposed': 'yes', 'x-hidden': null } });
+    t.match(await fromA('/a-only', { method: 'PUT', headers: { 'X-Foo': '1' } }, ['x-exposed', 'x-hidden']), {
+      resolved: true,
+      headers: { 'x-exposed': 'yes', 'x-hidden': null },
+    });
   });
 }
 

@@ -139,15 +139,28 @@ for (const name of ENGINES) {
     });
 
     t.test('2. with ACAO: the page origin it resolves; a header is readable only when exposed', async (t) => {
-      t.match(await blank.fetch(`${api.origin}/cors`), { resolved: true, status: 200, body: 'cors', headers: { 'x-exposed': null, 'x-hidden': null, 'set-cookie': null } });
-      t.match(await blank.fetch(`${api.origin}/cors-exposed`), { resolved: true, status: 200, headers: { 'x-exposed': 'yes', 'x-hidden': null } });
-      t.same(await blank.fetch(`${api.origin}/cors-exposed`, {}, ['X-Exposed', 'content-type']), {
+      t.match(await blank.fetch(`${api.origin}/cors`), {
         resolved: true,
         status: 200,
-        body: 'cors-exposed',
-        headers: { 'X-Exposed': 'yes', 'content-type': 'text/plain' },
-      }, 'read: names of my choice; Content-Type is a safelisted response header');
-      t.same(seen.splice(0).map((s) => s.origin), [page, page, page], 'each request carried the page origin');
+        body: 'cors',
+        headers: { 'x-exposed': null, 'x-hidden': null, 'set-cookie': null },
+      });
+      t.match(await blank.fetch(`${api.origin}/cors-exposed`), { resolved: true, status: 200, headers: { 'x-exposed': 'yes', 'x-hidden': null } });
+      t.same(
+        await blank.fetch(`${api.origin}/cors-exposed`, {}, ['X-Exposed', 'content-type']),
+        {
+          resolved: true,
+          status: 200,
+          body: 'cors-exposed',
+          headers: { 'X-Exposed': 'yes', 'content-type': 'text/plain' },
+        },
+        'read: names of my choice; Content-Type is a safelisted response header',
+      );
+      t.same(
+        seen.splice(0).map((s) => s.origin),
+        [page, page, page],
+        'each request carried the page origin',
+      );
     });
 
     t.test('3. a sandboxed frame fetches with Origin: null', async (t) => {
@@ -156,7 +169,13 @@ for (const name of ENGINES) {
       reached();
       t.match(await sandbox.fetchFromSandbox(`${api.origin}/reflect`), { resolved: true, status: 200, body: 'null' });
       t.match(await sandbox.fetchFromSandbox(`${api.origin}/cors`), { resolved: false, error: /^TypeError: / }, 'ACAO names the page, not null');
-      t.same(seen.splice(0).map((s) => [s.path, s.origin]), [['/reflect', 'null'], ['/cors', 'null']]);
+      t.same(
+        seen.splice(0).map((s) => [s.path, s.origin]),
+        [
+          ['/reflect', 'null'],
+          ['/cors', 'null'],
+        ],
+      );
       t.match(await sandbox.fetch(`${api.origin}/reflect`), { resolved: true, body: page }, 'the page holding the frame keeps its own origin');
       await t.rejects(blank.fetchFromSandbox(`${api.origin}/reflect`), /not opened with \{ sandboxedFrame: true \}/);
       await t.rejects(engine.open(`${page}/`, { sandboxedFrame: true }), /does not hold the sandboxed frame: serve pageHtml\('sandbox'\)/);
@@ -165,13 +184,22 @@ for (const name of ENGINES) {
 
     t.test('4. a credentialed POST stores an HttpOnly cookie; a credentialed GET sends it back', async (t) => {
       t.same(await engine.cookies(api.origin), [], 'a fresh profile has no cookies');
-      t.match(await blank.fetch(`${api.origin}/login`, { method: 'POST', credentials: 'include' }), { resolved: true, status: 200, body: 'logged in', headers: { 'set-cookie': null } });
+      t.match(await blank.fetch(`${api.origin}/login`, { method: 'POST', credentials: 'include' }), {
+        resolved: true,
+        status: 200,
+        body: 'logged in',
+        headers: { 'set-cookie': null },
+      });
       t.same(await engine.cookies(`${api.origin}/`), [{ name: 's', value: '1', httpOnly: true }]);
       t.same(await engine.cookies(`${api.origin}/me`), [{ name: 's', value: '1', httpOnly: true }], 'Path=/ covers /me');
       t.match(await blank.fetch(`${api.origin}/me`, { credentials: 'include' }), { resolved: true, body: 's=1' });
       t.match(await blank.fetch(`${api.origin}/me`), { resolved: true, body: '' }, "credentials 'same-origin' (the default) sends no cookie cross-origin");
       t.match(await blank.fetch(`${api.origin}/me`, { credentials: 'omit' }), { resolved: true, body: '' });
-      t.same(seen.splice(0).map((s) => s.cookie), [undefined, 's=1', undefined, undefined], 'as the server saw it');
+      t.same(
+        seen.splice(0).map((s) => s.cookie),
+        [undefined, 's=1', undefined, undefined],
+        'as the server saw it',
+      );
 
       await engine.clearCookies();
       t.same(await engine.cookies(api.origin), [], 'clearCookies() forgets it');
@@ -181,8 +209,18 @@ for (const name of ENGINES) {
 
     t.test('5. preflight caching (Max-Age: 60): pinned per engine, so a change is noticed', async (t) => {
       const putTwice = async (path: string) => {
-        const verdicts = [await blank.fetch(api.origin + path, { method: 'PUT', body: 'x' }), await blank.fetch(api.origin + path, { method: 'PUT', body: 'x' })];
-        t.match(verdicts, [{ resolved: true, body: 'put' }, { resolved: true, body: 'put' }], path);
+        const verdicts = [
+          await blank.fetch(api.origin + path, { method: 'PUT', body: 'x' }),
+          await blank.fetch(api.origin + path, { method: 'PUT', body: 'x' }),
+        ];
+        t.match(
+          verdicts,
+          [
+            { resolved: true, body: 'put' },
+            { resolved: true, body: 'put' },
+          ],
+          path,
+        );
         return reached();
       };
       const first = await putTwice('/cached');
@@ -216,7 +254,14 @@ for (const name of ENGINES) {
       await engine.clearCookies();
       t.same(await engine.cookies(`${api.origin}/deep/x`), []);
       t.match(await blank.fetch(`${api.origin}/deep/me`, { credentials: 'include' }), { resolved: false }, 'no such route, no ACAO: rejects');
-      t.same(seen.splice(0).map((s) => [s.path, s.cookie]), [['/deep/set', undefined], ['/deep/me', undefined]], 'and no cookie went with it');
+      t.same(
+        seen.splice(0).map((s) => [s.path, s.cookie]),
+        [
+          ['/deep/set', undefined],
+          ['/deep/me', undefined],
+        ],
+        'and no cookie went with it',
+      );
     });
 
     t.test('8. pages are independent: concurrent fetches from two pages each carry their own origin', async (t) => {
@@ -224,7 +269,10 @@ for (const name of ENGINES) {
       const second = await engine.open(`${other}/`);
       t.teardown(() => second.close());
       const verdicts = await Promise.all([blank, second, blank, second, blank, second].map((from) => from.fetch(`${api.origin}/reflect`)));
-      t.same(verdicts.map((v) => v.body), [page, other, page, other, page, other]);
+      t.same(
+        verdicts.map((v) => v.body),
+        [page, other, page, other, page, other],
+      );
       reached();
     });
   });

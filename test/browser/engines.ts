@@ -429,7 +429,15 @@ async function launchChromium(started: number): Promise<Engine> {
     context = await chromium.launchPersistentContext(profile.dir, {
       executablePath,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   } catch (error) {
     profile.release();
@@ -509,7 +517,9 @@ async function launchFirefox(started: number): Promise<Engine> {
     },
     cookies: async (url) => {
       const target = new URL(url);
-      return (await browser.cookies()).filter((cookie) => cookieFor(target, cookie)).map(({ name, value, httpOnly }) => ({ name, value, httpOnly: httpOnly === true }));
+      return (await browser.cookies())
+        .filter((cookie) => cookieFor(target, cookie))
+        .map(({ name, value, httpOnly }) => ({ name, value, httpOnly: httpOnly === true }));
     },
     clearCookies: async () => {
       const all = await browser.cookies();
@@ -613,7 +623,10 @@ async function launchWebKit(started: number): Promise<Engine> {
     let base = '';
     for (let attempt = 1; base === ''; attempt++) {
       const port = await freePort();
-      const driver = start(bin.WebKitWebDriver!, ['--host=127.0.0.1', `--port=${port}`], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, DISPLAY: `:${display}` } });
+      const driver = start(bin.WebKitWebDriver!, ['--host=127.0.0.1', `--port=${port}`], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...env, DISPLAY: `:${display}` },
+      });
       const output = tail(driver);
       const deadline = performance.now() + 15_000;
       while (alive(driver) && performance.now() < deadline) {
@@ -658,7 +671,10 @@ async function launchWebKit(started: number): Promise<Engine> {
       current = handle;
     }
   };
-  const useProbe = async () => use((probeWindow ??= await acquire()));
+  const useProbe = async () => {
+    probeWindow ??= await acquire();
+    return use(probeWindow);
+  };
 
   // One command sequence at a time: a window switch and the command meant for it must not interleave.
   let queue: Promise<unknown> = Promise.resolve();
@@ -723,8 +739,14 @@ Promise.resolve(arguments[0]).then(${fn.toString()}).then((value) => done({ valu
       );
       return {
         ...page,
-        fetch: (target, init, read) => (touch(target), page.fetch(target, init, read)),
-        fetchFromSandbox: (target, init, read) => (touch(target), page.fetchFromSandbox(target, init, read)),
+        fetch: (target, init, read) => {
+          touch(target);
+          return page.fetch(target, init, read);
+        },
+        fetchFromSandbox: (target, init, read) => {
+          touch(target);
+          return page.fetchFromSandbox(target, init, read);
+        },
       };
     },
     cookies: (url) => {

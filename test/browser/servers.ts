@@ -119,7 +119,9 @@ export async function startStandalone(a: string, b: string): Promise<ApiServer> 
   const router = Router();
   for (const spec of routeTable(a, b)) {
     cors.route(spec.methods, spec.path, spec.setsCookies ? { allowCredentials: true, ...spec.options } : spec.options);
-    router.on(spec.methods as 'GET'[], spec.path, (req, res) => spec.handle({ req, res, setCookie: (name, value) => setCorsCookie(req, res, name, value, {}, quiet) }));
+    router.on(spec.methods as 'GET'[], spec.path, (req, res) =>
+      spec.handle({ req, res, setCookie: (name, value) => setCorsCookie(req, res, name, value, {}, quiet) }),
+    );
   }
   const app = (req: IncomingMessage, res: ServerResponse) => {
     const found = router.find(req.method as 'GET', req.url ?? '/');

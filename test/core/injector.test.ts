@@ -72,8 +72,11 @@ t.test('type guards tell the provider shapes apart', async (t) => {
     { token: GREETING, useToken: GREETING },
     { token: GREETING, useValue: undefined },
   ];
-  const shapes = providers.map((provider) => [isValueProvider, isClassProvider, isFactoryProvider, isTokenProvider].flatMap((guard) => (guard(provider) ? [guard.name] : [])));
+  const shapes = providers.map((provider) =>
+    [isValueProvider, isClassProvider, isFactoryProvider, isTokenProvider].flatMap((guard) => (guard(provider) ? [guard.name] : [])),
+  );
   t.same(shapes, [[], ['isValueProvider'], ['isClassProvider'], ['isFactoryProvider'], ['isTokenProvider'], ['isValueProvider']]);
+  // biome-ignore lint/complexity/noStaticOnlyClass: the point is a class whose static field looks like a provider key
   class WithStatic {
     static useValue = 'a static field is not a provider shape';
   }
@@ -114,7 +117,8 @@ t.test('start-up checks name the missing token with the chain that asked for it'
   const request = new InjectorBlueprint('request GET /x', [[Service]], app);
   t.throws(() => request.check(Service), {
     name: 'StartupError',
-    message: 'No provider for InjectionToken(GREETING): Service -> Repository -> InjectionToken(GREETING) (looked in application). Provide it in one of these levels, or mark the parameter @optional().',
+    message:
+      'No provider for InjectionToken(GREETING): Service -> Repository -> InjectionToken(GREETING) (looked in application). Provide it in one of these levels, or mark the parameter @optional().',
   });
 });
 
@@ -125,18 +129,30 @@ t.test('a dependency cycle is found at start-up and when resolving', async (t) =
     { token: A, useFactory: (b: unknown) => b, deps: [B] },
     { token: B, useFactory: (a: unknown) => a, deps: [A] },
   ];
-  t.throws(() => new InjectorBlueprint('module', [providers]).check(A), { name: 'StartupError', message: /^Dependency cycle: InjectionToken\(A\) -> InjectionToken\(B\) -> InjectionToken\(A\)\./ });
+  t.throws(() => new InjectorBlueprint('module', [providers]).check(A), {
+    name: 'StartupError',
+    message: /^Dependency cycle: InjectionToken\(A\) -> InjectionToken\(B\) -> InjectionToken\(A\)\./,
+  });
   t.throws(() => Injector.create(providers).get(A), { name: 'ResolutionError', message: /Dependency cycle through InjectionToken\(A\)/ });
 });
 
 t.test('mistakes in providers and classes are start-up errors', async (t) => {
-  t.throws(() => Injector.create([{ token: GREETING } as never]), { message: /the provider of InjectionToken\(GREETING\) needs exactly one of useValue, useClass, useFactory, useToken \(it has none\)/ });
+  t.throws(() => Injector.create([{ token: GREETING } as never]), {
+    message: /the provider of InjectionToken\(GREETING\) needs exactly one of useValue, useClass, useFactory, useToken \(it has none\)/,
+  });
   t.throws(() => Injector.create([{ useValue: 1 } as never]), { message: /\{"useValue":1\} is not a provider/ });
   t.throws(() => Injector.create([{ token: GREETING, useValue: 'a', useClass: Clock } as never]), { message: /it has useValue and useClass/ });
   t.throws(() => Injector.create([{ token: GREETING, useClass: 'x' } as never]), { message: /useClass of InjectionToken\(GREETING\) is not a class/ });
   t.throws(() => Injector.create([{ token: GREETING, useFactory: 'x' } as never]), { message: /useFactory of .* is not a function/ });
   t.throws(() => Injector.create([{ token: GREETING, useToken: 'x' } as never]), { message: /useToken of .* is not a token/ });
-  t.throws(() => Injector.create([{ token: PLUGINS, useValue: [], multi: true }, { token: PLUGINS, useValue: [] }]), { message: /provided both with and without multi: true/ });
+  t.throws(
+    () =>
+      Injector.create([
+        { token: PLUGINS, useValue: [], multi: true },
+        { token: PLUGINS, useValue: [] },
+      ]),
+    { message: /provided both with and without multi: true/ },
+  );
   class Undecorated {
     constructor(readonly clock: Clock) {}
   }
@@ -153,7 +169,10 @@ t.test('mistakes in providers and classes are start-up errors', async (t) => {
 });
 
 t.test('a failed Injector.get() is a ResolutionError, not a StartupError: it may happen while serving', async (t) => {
-  const error = t.throws(() => Injector.create([], undefined, 'route GET /x').get(Clock), { name: 'ResolutionError', message: 'No provider for Clock (looked from route GET /x upwards).' });
+  const error = t.throws(() => Injector.create([], undefined, 'route GET /x').get(Clock), {
+    name: 'ResolutionError',
+    message: 'No provider for Clock (looked from route GET /x upwards).',
+  });
   t.type(error, ResolutionError);
   t.notOk(error instanceof StartupError);
   t.equal(Injector.create([]).get(Clock, true), undefined, 'optional: undefined, no error');
@@ -163,6 +182,9 @@ t.test('external tokens are supplied when the injector is created', async (t) =>
   const CONTEXT = new InjectionToken<string>('CONTEXT');
   const blueprint = new InjectorBlueprint('request', [], undefined, [CONTEXT]);
   t.equal(blueprint.instantiate(undefined, new Map([[CONTEXT, 'ctx']])).get(CONTEXT), 'ctx');
-  t.throws(() => blueprint.instantiate().get(CONTEXT), { name: 'ResolutionError', message: 'request: InjectionToken(CONTEXT) is supplied when the injector is created, and was not.' });
+  t.throws(() => blueprint.instantiate().get(CONTEXT), {
+    name: 'ResolutionError',
+    message: 'request: InjectionToken(CONTEXT) is supplied when the injector is created, and was not.',
+  });
   t.doesNotThrow(() => blueprint.check(CONTEXT));
 });

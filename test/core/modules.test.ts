@@ -23,7 +23,11 @@ class Counter {
   count = 0;
 }
 
-@module({ providersPerMod: [Counter, { token: HIDDEN, useValue: 'secret' }], providersPerRou: [{ token: PER_ROUTE, useValue: 'from feature' }], exports: [Counter, PER_ROUTE] })
+@module({
+  providersPerMod: [Counter, { token: HIDDEN, useValue: 'secret' }],
+  providersPerRou: [{ token: PER_ROUTE, useValue: 'from feature' }],
+  exports: [Counter, PER_ROUTE],
+})
 class FeatureModule {}
 
 @module({ imports: [FeatureModule], exports: [FeatureModule] })
@@ -32,12 +36,18 @@ class ReexportingModule {}
 @module({ providersPerApp: [{ token: CONFIG, useValue: 'app-wide' }] })
 class ConfigModule {}
 
-@module({ imports: [ReexportingModule, ConfigModule, { module: FeatureModule, zone: 'api', providersPerMod: [{ token: HIDDEN, useValue: 'dynamic' }] }] }, 'root')
+@module(
+  { imports: [ReexportingModule, ConfigModule, { module: FeatureModule, zone: 'api', providersPerMod: [{ token: HIDDEN, useValue: 'dynamic' }] }] },
+  'root',
+)
 class AppModule {}
 
 t.test('the graph lists every import, imports before importers, each at the place its host gives it', async (t) => {
   const tree = new ModuleTree(AppModule, zones);
-  t.same(tree.nodes.map((node) => `${node.name} ${node.place}`), ['FeatureModule root', 'ReexportingModule root', 'ConfigModule root', 'FeatureModule root.api', 'AppModule root']);
+  t.same(
+    tree.nodes.map((node) => `${node.name} ${node.place}`),
+    ['FeatureModule root', 'ReexportingModule root', 'ConfigModule root', 'FeatureModule root.api', 'AppModule root'],
+  );
   t.equal(tree.root.name, 'AppModule');
 });
 
@@ -45,19 +55,32 @@ t.test('plain imports of one module share a node at one place, not across places
   @module({ imports: [FeatureModule, { module: FeatureModule }, { module: FeatureModule, zone: 'a' }, { module: ReexportingModule, zone: 'a' }] }, 'root')
   class Zoned {}
   const tree = new ModuleTree(Zoned, zones);
-  t.same(tree.nodes.map((node) => `${node.name} ${node.place}`), ['FeatureModule root', 'FeatureModule root.a', 'ReexportingModule root.a', 'Zoned root']);
+  t.same(
+    tree.nodes.map((node) => `${node.name} ${node.place}`),
+    ['FeatureModule root', 'FeatureModule root.a', 'ReexportingModule root.a', 'Zoned root'],
+  );
   const [feature, featureInA, reexporting] = tree.nodes;
-  t.equal(reexporting!.imports[0], featureInA, 'an import inherits its importer\'s place');
+  t.equal(reexporting!.imports[0], featureInA, "an import inherits its importer's place");
   t.not(tree.moduleInjector(feature!).get(Counter), tree.moduleInjector(featureInA!).get(Counter));
   const onePlace = new ModuleTree(Zoned, { root: undefined, place: () => undefined });
-  t.same(onePlace.nodes.map((node) => node.name), ['FeatureModule', 'ReexportingModule', 'Zoned'], 'with a single place, a module imported plainly is one node');
+  t.same(
+    onePlace.nodes.map((node) => node.name),
+    ['FeatureModule', 'ReexportingModule', 'Zoned'],
+    'with a single place, a module imported plainly is one node',
+  );
 });
 
 t.test('the placement is asked only about imports that are modules', async (t) => {
   const asked: unknown[] = [];
   @module({ imports: [undefined as never] })
   class ImportsUndefined {}
-  const recording: ModulePlacement<string, ZonedImport> = { root: '', place: (outer, entry) => (asked.push(entry), outer) };
+  const recording: ModulePlacement<string, ZonedImport> = {
+    root: '',
+    place: (outer, entry) => {
+      asked.push(entry);
+      return outer;
+    },
+  };
   t.throws(() => new ModuleTree(ImportsUndefined, recording), { name: 'StartupError', message: /^ImportsUndefined imports undefined, which is not a module/ });
   t.same(asked, []);
 });
@@ -71,16 +94,23 @@ t.test('exports: exported tokens pass to importers (re-exports too), others stay
   const tree = new ModuleTree(AppModule, zones);
   const [feature, reexporting, , dynamic, app] = tree.nodes;
   const appInjector = tree.moduleInjector(app!);
-  t.equal(tree.moduleInjector(reexporting!).get(Counter), tree.moduleInjector(feature!).get(Counter), "a module-level export stays the exporting module's single instance");
+  t.equal(
+    tree.moduleInjector(reexporting!).get(Counter),
+    tree.moduleInjector(feature!).get(Counter),
+    "a module-level export stays the exporting module's single instance",
+  );
   t.equal(appInjector.get(Counter), tree.moduleInjector(dynamic!).get(Counter), 'of two imports exporting one token, the later wins');
   t.equal(appInjector.get(HIDDEN, true), undefined, 'not exported, not visible');
   t.equal(tree.moduleInjector(dynamic!).get(HIDDEN), 'dynamic', 'a dynamic import adds providers to its own node');
   t.not(tree.moduleInjector(dynamic!).get(Counter), tree.moduleInjector(feature!).get(Counter), 'two imports of one module are two nodes');
-  t.same(tree.providersAt(app!, 'providersPerRou'), [{ token: PER_ROUTE, useValue: 'from feature' }, { token: PER_ROUTE, useValue: 'from feature' }]);
+  t.same(tree.providersAt(app!, 'providersPerRou'), [
+    { token: PER_ROUTE, useValue: 'from feature' },
+    { token: PER_ROUTE, useValue: 'from feature' },
+  ]);
   t.same(tree.providersAt(app!, 'providersPerReq'), []);
 });
 
-t.test('a re-exported module-level value is the original module\'s instance', async (t) => {
+t.test("a re-exported module-level value is the original module's instance", async (t) => {
   @module({ imports: [ReexportingModule] }, 'root')
   class OnlyReexported {}
   const tree = new ModuleTree(OnlyReexported, zones);
@@ -108,7 +138,10 @@ t.test('module graph mistakes are start-up errors', async (t) => {
 
   @module({ exports: [CONFIG] })
   class ExportsNothing {}
-  t.throws(() => new ModuleTree(ExportsNothing, zones), { message: 'ExportsNothing exports InjectionToken(CONFIG), which it neither provides (providersPerMod, providersPerRou, providersPerReq) nor imports as a module.' });
+  t.throws(() => new ModuleTree(ExportsNothing, zones), {
+    message:
+      'ExportsNothing exports InjectionToken(CONFIG), which it neither provides (providersPerMod, providersPerRou, providersPerReq) nor imports as a module.',
+  });
 });
 
 t.test('init hooks are built by their own module and listed for each importer', async (t) => {

@@ -75,7 +75,11 @@ for (const policy of POLICY_CASES) {
       });
 
       t.test('row 4: a preflight from an allowed origin is answered with the grant', async (t) => {
-        const answer = await server.send('OPTIONS', '/users/7', { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-foo' });
+        const answer = await server.send('OPTIONS', '/users/7', {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'content-type,x-foo',
+        });
         t.equal(answer.status, 204);
         t.equal(answer.body, '');
         t.notOk('content-length' in answer.headers);
@@ -101,7 +105,11 @@ for (const policy of POLICY_CASES) {
       });
 
       t.test('row 4, refused origin: the same status, no grant for it', async (t) => {
-        const answer = await server.send('OPTIONS', '/users/7', { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-foo' });
+        const answer = await server.send('OPTIONS', '/users/7', {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'content-type,x-foo',
+        });
         t.equal(answer.status, 204);
         t.same(corsHeadersOf(answer), refusal ? preflightGrant(origin) : { vary: preflightVary });
         t.not(answer.headers['access-control-allow-origin'], origin, "the browser's CORS check fails");

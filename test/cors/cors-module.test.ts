@@ -37,15 +37,31 @@ t.test('with no options: OPTIONS twins and the default policy on every route of 
   class App {}
   const server = await serveApplication(App);
   t.teardown(server.close);
-  t.same(server.app.routes.filter((r) => r.method === 'OPTIONS'), [{ method: 'OPTIONS', path: '/items' }, { method: 'OPTIONS', path: '/items/:id' }], 'twins only for the importing module');
+  t.same(
+    server.app.routes.filter((r) => r.method === 'OPTIONS'),
+    [
+      { method: 'OPTIONS', path: '/items' },
+      { method: 'OPTIONS', path: '/items/:id' },
+    ],
+    'twins only for the importing module',
+  );
   t.same(corsHeadersOf(await server.send('OPTIONS', '/items')), { allow: 'GET, HEAD, OPTIONS', 'access-control-allow-origin': '*' });
   t.same(corsHeadersOf(await server.send('GET', '/items', { Origin: 'https://a.test' })), { 'access-control-allow-origin': '*' });
-  t.same(corsHeadersOf(await server.send('OPTIONS', '/items/1', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'content-type' })), {
-    'access-control-allow-origin': '*',
-    'access-control-allow-methods': 'PUT, OPTIONS',
-    'access-control-allow-headers': 'content-type',
-    vary: 'Access-Control-Request-Headers',
-  });
+  t.same(
+    corsHeadersOf(
+      await server.send('OPTIONS', '/items/1', {
+        Origin: 'https://a.test',
+        'Access-Control-Request-Method': 'PUT',
+        'Access-Control-Request-Headers': 'content-type',
+      }),
+    ),
+    {
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'PUT, OPTIONS',
+      'access-control-allow-headers': 'content-type',
+      vary: 'Access-Control-Request-Headers',
+    },
+  );
   const internal = await server.send('OPTIONS', '/admin/internal', { Origin: 'https://a.test' });
   t.equal(internal.status, 405, 'a module without CorsModule gets no twin');
   t.same(corsHeadersOf(internal), { allow: 'GET, HEAD' });
@@ -77,7 +93,11 @@ t.test("Allow is the same list in the same order in the OPTIONS twin and in the 
   class App {}
   const server = await serveApplication(App);
   t.teardown(server.close);
-  const expected: Record<string, string> = { '/things': 'POST, GET, HEAD, OPTIONS', '/things/1': 'PUT, GET, HEAD, DELETE, OPTIONS', '/status': 'HEAD, OPTIONS' };
+  const expected: Record<string, string> = {
+    '/things': 'POST, GET, HEAD, OPTIONS',
+    '/things/1': 'PUT, GET, HEAD, DELETE, OPTIONS',
+    '/status': 'HEAD, OPTIONS',
+  };
   for (const [path, allow] of Object.entries(expected)) {
     const twin = await server.send('OPTIONS', path);
     const refused = await server.send('PATCH', path);
@@ -112,11 +132,19 @@ t.test('precedence: defaults < withOpts < module providersPerRou < controller pr
   t.teardown(server.close);
   const preflight = { Origin: 'https://a.test', 'Access-Control-Request-Method': 'GET' };
   t.equal((await server.send('OPTIONS', '/wide', preflight)).headers['access-control-max-age'], '120', 'module providersPerRou over withOpts');
-  t.equal((await server.send('GET', '/wide', { Origin: 'https://b.test' })).headers['access-control-expose-headers'], 'X-Module', 'withOpts kept where nothing overrides');
+  t.equal(
+    (await server.send('GET', '/wide', { Origin: 'https://b.test' })).headers['access-control-expose-headers'],
+    'X-Module',
+    'withOpts kept where nothing overrides',
+  );
   const narrow = await server.send('GET', '/narrow', { Origin: 'https://b.test' });
   t.equal(narrow.headers['access-control-expose-headers'], 'X-Controller', 'controller over module');
   t.equal(narrow.headers['access-control-allow-origin'], 'https://b.test', 'the origin list still comes from withOpts');
-  t.equal((await server.send('OPTIONS', '/narrow', preflight)).headers['access-control-max-age'], '120', "the module's route options still apply under the controller's");
+  t.equal(
+    (await server.send('OPTIONS', '/narrow', preflight)).headers['access-control-max-age'],
+    '120',
+    "the module's route options still apply under the controller's",
+  );
   t.notOk('access-control-allow-origin' in (await server.send('GET', '/narrow', { Origin: 'https://c.test' })).headers);
 });
 
@@ -257,7 +285,15 @@ t.test('CorsService.setCookie: rule D under a list policy', async (t) => {
   t.ok(noOrigin.headers['set-cookie']);
   t.notOk('access-control-allow-origin' in noOrigin.headers);
   const several = await server.send('GET', '/several', { Origin: 'https://b.test' });
-  t.same(several.headers['set-cookie'], ['earlier=1', 'a=1; Path=/; HttpOnly; Secure; Partitioned; SameSite=None', 'b=2; Max-Age=60; Domain=example.test; Path=/x; Expires=Thu, 01 Jan 1970 00:00:00 GMT'], 'appended, never replacing');
+  t.same(
+    several.headers['set-cookie'],
+    [
+      'earlier=1',
+      'a=1; Path=/; HttpOnly; Secure; Partitioned; SameSite=None',
+      'b=2; Max-Age=60; Domain=example.test; Path=/x; Expires=Thu, 01 Jan 1970 00:00:00 GMT',
+    ],
+    'appended, never replacing',
+  );
   const invalid = await server.send('GET', '/invalid', { Origin: 'https://a.test' });
   t.equal(invalid.status, 500);
   t.notOk('set-cookie' in invalid.headers, 'nothing written');
@@ -306,27 +342,43 @@ t.test("the README's login: a path whose controller takes CorsService grants cre
   const server = await serveApplication(AppModule);
   t.teardown(server.close);
   const app = 'https://app.example.com';
-  const preflight = await server.send('OPTIONS', '/login', { Origin: app, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' });
-  t.same(corsHeadersOf(preflight), {
-    'access-control-allow-origin': app,
-    'access-control-allow-methods': 'POST, GET, HEAD, OPTIONS',
-    'access-control-allow-headers': 'content-type',
-    'access-control-max-age': '600',
-    'access-control-allow-credentials': 'true',
-    vary: 'Access-Control-Request-Headers',
-  }, 'the preflight grants credentials: a credentialed JSON login passes');
+  const preflight = await server.send('OPTIONS', '/login', {
+    Origin: app,
+    'Access-Control-Request-Method': 'POST',
+    'Access-Control-Request-Headers': 'content-type',
+  });
+  t.same(
+    corsHeadersOf(preflight),
+    {
+      'access-control-allow-origin': app,
+      'access-control-allow-methods': 'POST, GET, HEAD, OPTIONS',
+      'access-control-allow-headers': 'content-type',
+      'access-control-max-age': '600',
+      'access-control-allow-credentials': 'true',
+      vary: 'Access-Control-Request-Headers',
+    },
+    'the preflight grants credentials: a credentialed JSON login passes',
+  );
   const login = await server.send('POST', '/login', { Origin: app, 'Content-Type': 'application/json' });
   t.same(login.headers['set-cookie'], ['session=abc123; Path=/; HttpOnly; SameSite=Lax']);
   t.same(corsHeadersOf(login), { 'access-control-allow-origin': app, 'access-control-allow-credentials': 'true', vary: 'Origin' });
-  t.same(corsHeadersOf(await server.send('GET', '/login', { Origin: app })), { 'access-control-allow-origin': app, 'access-control-allow-credentials': 'true' }, 'one policy per path: its other routes answer with credentials too');
-  t.same(corsHeadersOf(await server.send('GET', '/public', { Origin: app })), { 'access-control-allow-origin': app }, 'paths of controllers without CorsService are unchanged');
+  t.same(
+    corsHeadersOf(await server.send('GET', '/login', { Origin: app })),
+    { 'access-control-allow-origin': app, 'access-control-allow-credentials': 'true' },
+    'one policy per path: its other routes answer with credentials too',
+  );
+  t.same(
+    corsHeadersOf(await server.send('GET', '/public', { Origin: app })),
+    { 'access-control-allow-origin': app },
+    'paths of controllers without CorsService are unchanged',
+  );
   const optedOut = await server.send('OPTIONS', '/opted-out', { Origin: app, 'Access-Control-Request-Method': 'POST' });
   t.notOk('access-control-allow-credentials' in optedOut.headers, 'an explicit allowCredentials: false is kept');
   t.same(warnings, []);
 
   @controller()
   class WildHeaders {
-    constructor(private readonly cors: CorsService) {}
+    constructor(readonly cors: CorsService) {}
     @route('POST', 'x')
     post() {}
   }
@@ -334,7 +386,8 @@ t.test("the README's login: a path whose controller takes CorsService grants cre
   class Contradiction {}
   await t.rejects(RestApplication.create(Contradiction), {
     name: 'CorsOptionsError',
-    message: /^POST \/x \(WildHeaders in Contradiction; answers with credentials, its path having a controller that takes CorsService\): CorsOptions\.allowedHeaders = "\*" together with allowCredentials: true/,
+    message:
+      /^POST \/x \(WildHeaders in Contradiction; answers with credentials, its path having a controller that takes CorsService\): CorsOptions\.allowedHeaders = "\*" together with allowCredentials: true/,
   });
 });
 
@@ -379,7 +432,10 @@ t.test("CorsService.setCookie under '*' keeps '*' and warns once how to list ori
   const server = await serveApplication(App);
   t.teardown(server.close);
   t.equal(warnings.length, 1, 'warned at start-up, before any request');
-  t.match(warnings[0], /^CorsModule in App: GET \/login take CorsService to set cookies, but their CORS origin is '\*'.*List the origins that may send credentials, e\.g\. CorsModule\.withOpts\(\{ origin: \['https:\/\/app\.example\.com'\] \}\)/);
+  t.match(
+    warnings[0],
+    /^CorsModule in App: GET \/login take CorsService to set cookies, but their CORS origin is '\*'.*List the origins that may send credentials, e\.g\. CorsModule\.withOpts\(\{ origin: \['https:\/\/app\.example\.com'\] \}\)/,
+  );
   for (let i = 0; i < 2; i++) {
     const answer = await server.send('GET', '/login', { Origin: 'https://a.test' });
     t.same(corsHeadersOf(answer), { 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true' });
@@ -393,7 +449,10 @@ t.test("CorsService.setCookie under '*' keeps '*' and warns once how to list ori
 t.test('bad options stop start-up with the engine error, naming where they came from', async (t) => {
   @restRootModule({ imports: [CorsModule.withOpts({ origin: 'https://example.com/' })], controllers: [ItemsController] })
   class BadModuleOptions {}
-  await t.rejects(RestApplication.create(BadModuleOptions), { name: 'CorsOptionsError', message: /^CorsModule\.withOpts\(\) imported by BadModuleOptions: CorsOptions\.origin = "https:\/\/example\.com\/" .*write it as "https:\/\/example\.com"/ });
+  await t.rejects(RestApplication.create(BadModuleOptions), {
+    name: 'CorsOptionsError',
+    message: /^CorsModule\.withOpts\(\) imported by BadModuleOptions: CorsOptions\.origin = "https:\/\/example\.com\/" .*write it as "https:\/\/example\.com"/,
+  });
 
   @restRootModule({ imports: [CorsModule], controllers: [ItemsController], providersPerRou: corsOptions({ maxAge: -1 }) })
   class BadModuleRoute {}

@@ -151,7 +151,10 @@ t.test('request-header lists of any size are judged in work linear in their size
   // a pattern that explodes is stopped and reported instead of holding the test).
   const judge = (list: string) => {
     const exchange = fakeExchange('OPTIONS', '/', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': list });
-    const work = countRegExpWork(() => cors.handle(exchange.req, exchange.res, () => {}), (input) => STEPS_PER_CHARACTER * (input.length + 1) + 1000);
+    const work = countRegExpWork(
+      () => cors.handle(exchange.req, exchange.res, () => {}),
+      (input) => STEPS_PER_CHARACTER * (input.length + 1) + 1000,
+    );
     const read = work.runs.reduce((sum, run) => sum + run.input.length, 0);
     const steps = work.runs.reduce((sum, run) => sum + run.steps, 0);
     return { exchange, work, read, steps };
@@ -169,9 +172,16 @@ t.test('request-header lists of any size are judged in work linear in their size
     // Bounded: no regex reads more of the list than the cap, whatever its size.
     const ofList = read - overhead.read;
     t.ok(ofList <= Math.min(list.length, MAX_LIST), `${name}: regexes read ${ofList} characters of a list of ${list.length}`);
-    if (list.length <= MAX_LIST) t.ok(work.runs.some((run) => run.input === list), `${name}: the list itself went through a regex, whose work is counted here`);
+    if (list.length <= MAX_LIST)
+      t.ok(
+        work.runs.some((run) => run.input === list),
+        `${name}: the list itself went through a regex, whose work is counted here`,
+      );
     // Linear: the steps spent on the list stay within a constant per character read.
     const spent = steps - overhead.steps;
-    t.ok(spent <= STEPS_PER_CHARACTER * ofList, `${name}: ${spent} steps for the ${ofList} characters read${ofList > 0 ? ` (${(spent / ofList).toFixed(1)} a character)` : ''}`);
+    t.ok(
+      spent <= STEPS_PER_CHARACTER * ofList,
+      `${name}: ${spent} steps for the ${ofList} characters read${ofList > 0 ? ` (${(spent / ofList).toFixed(1)} a character)` : ''}`,
+    );
   }
 });

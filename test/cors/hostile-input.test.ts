@@ -58,7 +58,10 @@ for (const [name, options] of Object.entries(policies)) {
     t.teardown(server.close);
     for (const origin of lookalikes) {
       if (name === 'reflection' && isWellFormed(origin)) continue; // reflection allows every real origin by design
-      for (const [method, extra] of [['GET', {}], ['OPTIONS', { 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'x-foo' }]] as const) {
+      for (const [method, extra] of [
+        ['GET', {}],
+        ['OPTIONS', { 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'x-foo' }],
+      ] as const) {
         const answer = await server.send(method, '/data', { Origin: origin, ...extra });
         const granted = answer.headers['access-control-allow-origin'];
         const what = `${method} from ${JSON.stringify(origin).slice(0, 60)}`;
@@ -81,7 +84,9 @@ t.test('several Origin headers are refused, even when each one alone is allowed'
   t.teardown(server.close);
   const twice: RequestHeaders = { Origin: ['https://a.test', 'https://b.test'] };
   t.same(corsHeadersOf(await server.send('GET', '/', twice)), { vary: 'Origin' });
-  t.same(corsHeadersOf(await server.send('OPTIONS', '/', { ...twice, 'Access-Control-Request-Method': 'GET' })), { vary: 'Origin, Access-Control-Request-Headers' });
+  t.same(corsHeadersOf(await server.send('OPTIONS', '/', { ...twice, 'Access-Control-Request-Method': 'GET' })), {
+    vary: 'Origin, Access-Control-Request-Headers',
+  });
 });
 
 t.test("'null' is allowed only where it is listed", async (t) => {
@@ -94,7 +99,12 @@ t.test("'null' is allowed only where it is listed", async (t) => {
 });
 
 const headerLists: [string, string][] = [
-  ['100 KB of names', Array.from({ length: 10_000 }, (_, i) => `x-h${i}`).join(',').slice(0, 100_000)],
+  [
+    '100 KB of names',
+    Array.from({ length: 10_000 }, (_, i) => `x-h${i}`)
+      .join(',')
+      .slice(0, 100_000),
+  ],
   ['65 names', Array.from({ length: 65 }, (_, i) => `x-${i}`).join(',')],
   ['4097 bytes', `x-${'a'.repeat(4095)}`],
   ['a name with a space', 'x-ok, x bad'],
@@ -118,7 +128,11 @@ t.test('an Access-Control-Request-Headers list that is over-long or not all toke
     t.match(answer, what.includes('injection') ? /^HTTP\/1\.1 400/ : /^HTTP\/1\.1 204/, what);
     t.notMatch(answer, /access-control-allow-headers/i, `${what}: not reflected`);
   }
-  const fine = await server.send('OPTIONS', '/', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': Array.from({ length: 64 }, (_, i) => `x-${i}`).join(', ') });
+  const fine = await server.send('OPTIONS', '/', {
+    Origin: 'https://a.test',
+    'Access-Control-Request-Method': 'PUT',
+    'Access-Control-Request-Headers': Array.from({ length: 64 }, (_, i) => `x-${i}`).join(', '),
+  });
   t.match(fine.headers['access-control-allow-headers'], /^x-0, x-1, .*x-63$/, '64 names are reflected');
 });
 
@@ -145,7 +159,10 @@ function isWellFormed(origin: string): boolean {
 }
 
 function sendRawPreflight(origin: string, list: string): Promise<string> {
-  return sendRaw(origin, `OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: https://a.test\r\nAccess-Control-Request-Method: PUT\r\nAccess-Control-Request-Headers: ${list}\r\nConnection: close\r\n\r\n`);
+  return sendRaw(
+    origin,
+    `OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: https://a.test\r\nAccess-Control-Request-Method: PUT\r\nAccess-Control-Request-Headers: ${list}\r\nConnection: close\r\n\r\n`,
+  );
 }
 
 /** Writes bytes the http client would refuse to send, and reads whatever comes back. */

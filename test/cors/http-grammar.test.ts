@@ -13,17 +13,37 @@ const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req
 t.teardown(server.close);
 
 t.test('an origin is reflected only when it is serialized the way browsers send it', async (t) => {
-  for (const origin of ['https://a.test', 'http://127.0.0.1:3000', 'http://[::1]:8080', 'chrome-extension://abcdef', 'https://xn--bcher-kva.example', 'https://a_b.example.com', 'https://a.test.']) {
+  for (const origin of [
+    'https://a.test',
+    'http://127.0.0.1:3000',
+    'http://[::1]:8080',
+    'chrome-extension://abcdef',
+    'https://xn--bcher-kva.example',
+    'https://a_b.example.com',
+    'https://a.test.',
+  ]) {
     t.equal((await server.send('GET', '/', { Origin: origin })).headers['access-control-allow-origin'], origin, origin);
   }
-  for (const bad of ['null', '', 'https://', 'https://A.test', 'https://a.test/', 'https://a.test:99999x', 'https://a.test, https://b.test', 'a.test', `https://${'a'.repeat(600)}.test`]) {
+  for (const bad of [
+    'null',
+    '',
+    'https://',
+    'https://A.test',
+    'https://a.test/',
+    'https://a.test:99999x',
+    'https://a.test, https://b.test',
+    'a.test',
+    `https://${'a'.repeat(600)}.test`,
+  ]) {
     t.notOk('access-control-allow-origin' in (await server.send('GET', '/', { Origin: bad })).headers, JSON.stringify(bad).slice(0, 40));
   }
 });
 
 t.test('Access-Control-Request-Headers is reflected only as up to 64 tokens in 4 KiB', async (t) => {
   const reflected = async (list: string) =>
-    (await server.send('OPTIONS', '/', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': list })).headers['access-control-allow-headers'];
+    (await server.send('OPTIONS', '/', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': list })).headers[
+      'access-control-allow-headers'
+    ];
   for (const list of ['x-a', 'content-type,x-a', 'x-a , x-b\t,\tx-c', "!#$%&'*+-.^_`|~09az", Array(64).fill('x').join(',')]) {
     t.equal(await reflected(list), list.trim(), JSON.stringify(list).slice(0, 40));
   }

@@ -42,7 +42,10 @@ t.test('in global mode, Allow and the preflight take their methods from allowedM
   const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
   t.teardown(server.close);
   t.equal((await server.send('OPTIONS', '/any')).headers.allow, 'GET, HEAD, POST, OPTIONS');
-  t.equal((await server.send('OPTIONS', '/any', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'POST' })).headers['access-control-allow-methods'], 'GET, POST');
+  t.equal(
+    (await server.send('OPTIONS', '/any', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'POST' })).headers['access-control-allow-methods'],
+    'GET, POST',
+  );
 });
 
 t.test('allowedMethods replaces the path methods in the preflight, not in Allow', async (t) => {
@@ -86,18 +89,26 @@ t.test('two registrations of one path with different options are refused, naming
   const cors = createCors().route('GET', '/items', { maxAge: 10 });
   t.throws(() => cors.route('POST', '/items', { maxAge: 20 }), {
     name: 'RouteRegistrationError',
-    message: /^route POST \/items: \/items has other CORS options than route GET \/items gave it, and a browser caches one CORS answer per URL\. Fix: give every route of \/items the same CORS options, e\.g\. register them together/,
+    message:
+      /^route POST \/items: \/items has other CORS options than route GET \/items gave it, and a browser caches one CORS answer per URL\. Fix: give every route of \/items the same CORS options, e\.g\. register them together/,
   });
-  t.throws(() => cors.route(['GET', 'DELETE'], '/items', { maxAge: 20 }), {
-    name: 'RouteRegistrationError',
-    message: /^route GET,DELETE \/items: \/items has other CORS options .*Fix: GET is already covered there: register it once, with the options you mean/,
-  }, 'a repeated method gets the fix that fits it');
+  t.throws(
+    () => cors.route(['GET', 'DELETE'], '/items', { maxAge: 20 }),
+    {
+      name: 'RouteRegistrationError',
+      message: /^route GET,DELETE \/items: \/items has other CORS options .*Fix: GET is already covered there: register it once, with the options you mean/,
+    },
+    'a repeated method gets the fix that fits it',
+  );
   t.doesNotThrow(() => cors.route('PUT', '/items', { maxAge: 10 }), 'equal options are no conflict');
 });
 
 t.test('what the tree cannot hold is refused at route()', async (t) => {
   const cors = createCors().route('GET', '/users/:id');
-  t.throws(() => cors.route('POST', '/files/*/raw'), { name: 'RouteRegistrationError', message: /^route POST \/files\/\*\/raw: \/files\/\*\/raw is refused by the route tree \(Wildcard must be the last character in the route\)/ });
+  t.throws(() => cors.route('POST', '/files/*/raw'), {
+    name: 'RouteRegistrationError',
+    message: /^route POST \/files\/\*\/raw: \/files\/\*\/raw is refused by the route tree \(Wildcard must be the last character in the route\)/,
+  });
   t.throws(() => cors.route('GET', 'users'), RouteRegistrationError);
   t.throws(() => cors.route('GET BAD', '/x'), { message: /\/x is given "GET BAD", which is not an HTTP method/ });
 });
@@ -129,14 +140,19 @@ t.test('mirror() covers a find-my-way router with its path matching', async (t) 
   t.equal(own.body, 'own options');
   t.equal(own.headers['access-control-allow-origin'], 'https://a.test');
   t.equal((await server.send('OPTIONS', '/own', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'OPTIONS' })).status, 204);
-  t.throws(() => createCors().mirror({} as never), { name: 'RouteRegistrationError', message: /^createCors\(\)\.mirror\(\): \{ {2}\} is not a find-my-way router/ });
+  t.throws(() => createCors().mirror({} as never), {
+    name: 'RouteRegistrationError',
+    message: /^createCors\(\)\.mirror\(\): \{ {2}\} is not a find-my-way router/,
+  });
 });
 
 t.test('mirror() refuses what it cannot mirror faithfully', async (t) => {
   const router = Router({ caseSensitive: false });
   t.throws(() => createCors().mirror(router), { message: /has no routes yet\. Fix: call mirror\(\) after the application has registered its routes/ });
   router.on('GET', '/a', () => {});
-  t.throws(() => createCors().route('GET', '/b').mirror(router), { message: /caseSensitive: false.* differs from the .*caseSensitive: true.* the routes already registered use/ });
+  t.throws(() => createCors().route('GET', '/b').mirror(router), {
+    message: /caseSensitive: false.* differs from the .*caseSensitive: true.* the routes already registered use/,
+  });
   const plain = Router();
   plain.on('GET', '/a', () => {});
   t.doesNotThrow(() => createCors().route('GET', '/b').mirror(plain), "a router with find-my-way's defaults matches paths as route() does");
@@ -186,9 +202,16 @@ t.test('private network access is granted only when allowed and asked for', asyn
   t.notOk('access-control-allow-private-network' in refused.headers);
 });
 
-t.test("a failing origin function denies, logs once, and never answers 500", async (t) => {
+t.test('a failing origin function denies, logs once, and never answers 500', async (t) => {
   const { logger, errors } = captureLogger();
-  const throwing = createCors({ origin: () => { throw new Error('db down'); } }, { logger }).route('GET', '/throws');
+  const throwing = createCors(
+    {
+      origin: () => {
+        throw new Error('db down');
+      },
+    },
+    { logger },
+  ).route('GET', '/throws');
   const rejecting = createCors({ origin: async () => Promise.reject(new Error('timeout')) }, { logger }).route('GET', '/rejects');
   const vague = createCors({ origin: (() => 'yes') as never }, { logger }).route('GET', '/vague');
   const vagueAsync = createCors({ origin: (async () => 1) as never }, { logger }).route('GET', '/vague-async');
@@ -229,7 +252,12 @@ t.test("after an async origin function, the application's own errors are not swa
 
 t.test('the origin function sees the request and only well-formed origins', async (t) => {
   const seen: string[] = [];
-  const cors = createCors({ origin: (origin, req) => { seen.push(`${origin} ${req.url}`); return true; } }).route('GET', '/');
+  const cors = createCors({
+    origin: (origin, req) => {
+      seen.push(`${origin} ${req.url}`);
+      return true;
+    },
+  }).route('GET', '/');
   const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
   t.teardown(server.close);
   await server.send('GET', '/', { Origin: 'https://a.test' });

@@ -9,19 +9,39 @@ import { createCors, CorsOptions, CorsOptionsError } from '@lib/cors/standalone'
 import { captureLogger, deepFreeze, serve } from '../helpers/http.js';
 
 const rejected: [string, unknown, RegExp][] = [
-  ['an origin without a scheme', { origin: 'example.com' }, /CorsOptions\.origin = "example\.com" is not an origin \(no scheme\)\. Fix: write scheme and host, e\.g\. "https:\/\/example\.com"/],
+  [
+    'an origin without a scheme',
+    { origin: 'example.com' },
+    /CorsOptions\.origin = "example\.com" is not an origin \(no scheme\)\. Fix: write scheme and host, e\.g\. "https:\/\/example\.com"/,
+  ],
   ['a host and port without a scheme', { origin: 'localhost:3000' }, /origin = "localhost:3000" is not an origin \(no scheme\)/],
-  ['an origin with a path', { origin: 'https://example.com/app' }, /origin = "https:\/\/example\.com\/app" is not a serialized origin.*Fix: write it as "https:\/\/example\.com"/],
+  [
+    'an origin with a path',
+    { origin: 'https://example.com/app' },
+    /origin = "https:\/\/example\.com\/app" is not a serialized origin.*Fix: write it as "https:\/\/example\.com"/,
+  ],
   ['an origin with a trailing slash', { origin: 'https://example.com/' }, /Fix: write it as "https:\/\/example\.com"/],
-  ['an origin in upper case', { origin: 'https://EXAMPLE.com' }, /origin = "https:\/\/EXAMPLE\.com" is not a serialized origin.*write it as "https:\/\/example\.com"/],
-  ['an origin with its default port', { origin: ['https://a.test', 'https://example.com:443'] }, /origin\[1\] = "https:\/\/example\.com:443" .*write it as "https:\/\/example\.com"/],
+  [
+    'an origin in upper case',
+    { origin: 'https://EXAMPLE.com' },
+    /origin = "https:\/\/EXAMPLE\.com" is not a serialized origin.*write it as "https:\/\/example\.com"/,
+  ],
+  [
+    'an origin with its default port',
+    { origin: ['https://a.test', 'https://example.com:443'] },
+    /origin\[1\] = "https:\/\/example\.com:443" .*write it as "https:\/\/example\.com"/,
+  ],
   ['an origin with a query', { origin: 'http://a.test?x=1' }, /write it as "http:\/\/a\.test"/],
   ['a non-special scheme with a path', { origin: 'chrome-extension://abc/page' }, /is not an origin browsers send/],
   ['an empty origin list', { origin: [] }, /origin = \[\] allows no origin at all\. Fix: list at least one origin, or use `false`/],
   ["'*' inside a list", { origin: ['https://a.test', '*'] }, /origin\[1\] = "\*" in a list means nothing/],
   ['true inside a list', { origin: ['https://a.test', true] }, /origin\[1\] = true is not allowed in an origin list/],
   ['a number as origin', { origin: 42 }, /origin = 42 is not a valid origin policy/],
-  ['a wildcard glued to a label', { origin: 'https://*example.com' }, /"https:\/\/\*example\.com" puts "\*" somewhere other than the whole first label\. Fix: write the wildcard as the whole first label/],
+  [
+    'a wildcard glued to a label',
+    { origin: 'https://*example.com' },
+    /"https:\/\/\*example\.com" puts "\*" somewhere other than the whole first label\. Fix: write the wildcard as the whole first label/,
+  ],
   ['a wildcard pattern without a scheme', { origin: '*.example.com' }, /"\*\.example\.com" has no scheme/],
   ['a pattern with two wildcards', { origin: 'https://*.*.example.com' }, /has more than one "\*"/],
   ['a wildcard in the middle', { origin: 'https://api.*.example.com' }, /puts "\*" somewhere other than the whole first label/],
@@ -29,18 +49,42 @@ const rejected: [string, unknown, RegExp][] = [
   ['a wildcard pattern with a path', { origin: 'https://*.example.com/' }, /does not give a serialized origin/],
   ['a RegExp with the g flag', { origin: /^https:\/\/a\.test$/g }, /has the g or y flag.*Fix: drop the flag: \/\^https:\\\/\\\/a\\\.test\$\/$/],
   ['a RegExp with the y flag', { origin: [/^https:\/\/a\.test$/iy] }, /origin\[0\] = .* has the g or y flag.*drop the flag: .*\/i$/],
-  ['credentials with the default origin', { allowCredentials: true }, /origin = "\*" together with allowCredentials: true is refused by browsers.*Fix: list the origins/],
+  [
+    'credentials with the default origin',
+    { allowCredentials: true },
+    /origin = "\*" together with allowCredentials: true is refused by browsers.*Fix: list the origins/,
+  ],
   ["credentials with origin '*'", { origin: '*', allowCredentials: true }, /together with allowCredentials/],
-  ["credentials with allowedHeaders '*'", { origin: 'https://a.test', allowCredentials: true, allowedHeaders: '*' }, /allowedHeaders = "\*" together with allowCredentials: true .*Fix: list the names in allowedHeaders/],
-  ["credentials with exposedHeaders ['*']", { origin: 'https://a.test', allowCredentials: true, exposedHeaders: ['*'] }, /exposedHeaders = "\*" together with allowCredentials/],
-  ["credentials with allowedMethods '*'", { origin: 'https://a.test', allowCredentials: true, allowedMethods: '*' }, /allowedMethods = "\*" together with allowCredentials/],
+  [
+    "credentials with allowedHeaders '*'",
+    { origin: 'https://a.test', allowCredentials: true, allowedHeaders: '*' },
+    /allowedHeaders = "\*" together with allowCredentials: true .*Fix: list the names in allowedHeaders/,
+  ],
+  [
+    "credentials with exposedHeaders ['*']",
+    { origin: 'https://a.test', allowCredentials: true, exposedHeaders: ['*'] },
+    /exposedHeaders = "\*" together with allowCredentials/,
+  ],
+  [
+    "credentials with allowedMethods '*'",
+    { origin: 'https://a.test', allowCredentials: true, allowedMethods: '*' },
+    /allowedMethods = "\*" together with allowCredentials/,
+  ],
   ['a header name with a space', { allowedHeaders: ['X-Ok', 'X Bad'] }, /allowedHeaders\[1\] = "X Bad" is not an HTTP token/],
   ['header names joined by a comma', { exposedHeaders: ['X-A, X-B'] }, /exposedHeaders\[0\] = "X-A, X-B" is not an HTTP token.*one name per array element/],
   ['a method with a slash', { allowedMethods: ['GET', 'PO/ST'] }, /allowedMethods\[1\] = "PO\/ST" is not an HTTP token/],
-  ['a comma-joined string instead of an array', { allowedMethods: 'GET,POST' }, /allowedMethods = "GET,POST" is neither '\*' nor an array of names\. Fix: use an array, e\.g\. \['GET', 'POST'\]/],
+  [
+    'a comma-joined string instead of an array',
+    { allowedMethods: 'GET,POST' },
+    /allowedMethods = "GET,POST" is neither '\*' nor an array of names\. Fix: use an array, e\.g\. \['GET', 'POST'\]/,
+  ],
   ["'*' among names", { allowedHeaders: ['*', 'X-A'] }, /allowedHeaders\[0\] = "\*" in a list means nothing/],
   ['an empty method list', { allowedMethods: [] }, /allowedMethods = \[\] grants no method/],
-  ['a method in lower case, which browsers upper-case before comparing', { allowedMethods: ['GET', 'put'] }, /allowedMethods\[1\] = "put" is not in upper case, and browsers compare methods case-sensitively.*Fix: write "PUT"/],
+  [
+    'a method in lower case, which browsers upper-case before comparing',
+    { allowedMethods: ['GET', 'put'] },
+    /allowedMethods\[1\] = "put" is not in upper case, and browsers compare methods case-sensitively.*Fix: write "PUT"/,
+  ],
   ['a method in mixed case', { allowedMethods: ['Patch'] }, /allowedMethods\[0\] = "Patch" is not in upper case.*Fix: write "PATCH"/],
   ['a negative maxAge', { maxAge: -1 }, /maxAge = -1 is not a whole number of seconds >= 0\. Fix: use e\.g\. 600/],
   ['a fractional maxAge', { maxAge: 1.5 }, /maxAge = 1\.5 is not a whole number/],
@@ -85,15 +129,39 @@ for (const [title, options] of accepted) {
 }
 
 const warned: [string, CorsOptions, RegExp][] = [
-  ['an unanchored RegExp', { origin: /example\.com$/ }, /CorsOptions\.origin = \/example\\\.com\$\/ is not anchored with \^ and \$.*https:\/\/evilexample\.com.*Anchor it/],
-  ['a RegExp whose alternation escapes the anchors', { origin: /^https:\/\/a\.test|https:\/\/b\.test$/ }, /is not anchored with \^ and \$ around the whole pattern.*with alternatives in a group/],
+  [
+    'an unanchored RegExp',
+    { origin: /example\.com$/ },
+    /CorsOptions\.origin = \/example\\\.com\$\/ is not anchored with \^ and \$.*https:\/\/evilexample\.com.*Anchor it/,
+  ],
+  [
+    'a RegExp whose alternation escapes the anchors',
+    { origin: /^https:\/\/a\.test|https:\/\/b\.test$/ },
+    /is not anchored with \^ and \$ around the whole pattern.*with alternatives in a group/,
+  ],
   ['a RegExp ending in an escaped $', { origin: /^https:\/\/a\.test\$/ }, /is not anchored/],
-  ['reflection with credentials', { origin: true, allowCredentials: true }, /origin = true with allowCredentials: true lets every web site read your users' data.*List the trusted origins/],
+  [
+    'reflection with credentials',
+    { origin: true, allowCredentials: true },
+    /origin = true with allowCredentials: true lets every web site read your users' data.*List the trusted origins/,
+  ],
   ['maxAge beyond what browsers honour', { maxAge: 86400 }, /maxAge = 86400 is above what Chromium honours \(7200 s/],
-  ['a wildcard over a private public suffix', { origin: 'https://*.github.io' }, /CorsOptions\.origin = "https:\/\/\*\.github\.io" grants every sub-domain of github\.io, a public suffix: anyone can register a name there.*e\.g\. "https:\/\/your-app\.github\.io"/],
-  ['a wildcard over a country suffix', { origin: ['https://a.test', 'https://*.co.uk'] }, /CorsOptions\.origin\[1\] = "https:\/\/\*\.co\.uk" grants every sub-domain of co\.uk, a public suffix/],
+  [
+    'a wildcard over a private public suffix',
+    { origin: 'https://*.github.io' },
+    /CorsOptions\.origin = "https:\/\/\*\.github\.io" grants every sub-domain of github\.io, a public suffix: anyone can register a name there.*e\.g\. "https:\/\/your-app\.github\.io"/,
+  ],
+  [
+    'a wildcard over a country suffix',
+    { origin: ['https://a.test', 'https://*.co.uk'] },
+    /CorsOptions\.origin\[1\] = "https:\/\/\*\.co\.uk" grants every sub-domain of co\.uk, a public suffix/,
+  ],
   ['a wildcard over a hosting suffix', { origin: 'https://*.vercel.app' }, /sub-domain of vercel\.app, a public suffix/],
-  ['an anchored RegExp whose dot matches any character', { origin: /^https:\/\/(app|admin).example.com$/ }, /CorsOptions\.origin = .* has an unescaped "\." outside a character class.*also grants https:\/\/appxexample\.com.*Write a literal dot as \\\./],
+  [
+    'an anchored RegExp whose dot matches any character',
+    { origin: /^https:\/\/(app|admin).example.com$/ },
+    /CorsOptions\.origin = .* has an unescaped "\." outside a character class.*also grants https:\/\/appxexample\.com.*Write a literal dot as \\\./,
+  ],
 ];
 for (const [title, options, message] of warned) {
   t.test(`warns once about ${title}`, async (t) => {
@@ -110,19 +178,33 @@ t.test('route options are validated where they are given, naming the route', asy
   t.type(error, CorsOptionsError);
   t.match((error as Error).message, /^route GET \/users: CorsOptions\.maxAge = -5/);
   // Merged over the middleware's options: credentials meet the inherited '*'.
-  t.match(catchError(() => createCors().route('GET', '/x', { allowCredentials: true })), { message: /^route GET \/x: CorsOptions\.origin = "\*" together with allowCredentials/ });
+  t.match(
+    catchError(() => createCors().route('GET', '/x', { allowCredentials: true })),
+    { message: /^route GET \/x: CorsOptions\.origin = "\*" together with allowCredentials/ },
+  );
 });
 
 t.test('route() refuses what is not a route, naming it', async (t) => {
   const cors = createCors();
-  t.throws(() => cors.route('GET', '/a', null as never), { name: 'CorsOptionsError', message: /^route GET \/a: CorsOptions\.\(options\) = null is not an object/ });
-  t.throws(() => cors.route('GET', '/a', JSON.parse('{"__proto__": {"origin": true}}') as CorsOptions), { message: /CorsOptions\.__proto__ = .* is not a CORS option/ });
-  t.throws(() => cors.route('get', '/a'), { name: 'RouteRegistrationError', message: /^route get \/a: \/a is given the method "get", not in upper case.*Fix: write "GET"/ });
+  t.throws(() => cors.route('GET', '/a', null as never), {
+    name: 'CorsOptionsError',
+    message: /^route GET \/a: CorsOptions\.\(options\) = null is not an object/,
+  });
+  t.throws(() => cors.route('GET', '/a', JSON.parse('{"__proto__": {"origin": true}}') as CorsOptions), {
+    message: /CorsOptions\.__proto__ = .* is not a CORS option/,
+  });
+  t.throws(() => cors.route('get', '/a'), {
+    name: 'RouteRegistrationError',
+    message: /^route get \/a: \/a is given the method "get", not in upper case.*Fix: write "GET"/,
+  });
   t.throws(() => cors.route([], '/a'), { name: 'RouteRegistrationError', message: /\/a is given no method/ });
 });
 
 t.test('a custom source names where the options came from', async (t) => {
-  t.match(catchError(() => createCors({ maxAge: -1 }, { source: 'module AppModule' })), { message: /^module AppModule: CorsOptions\.maxAge/ });
+  t.match(
+    catchError(() => createCors({ maxAge: -1 }, { source: 'module AppModule' })),
+    { message: /^module AppModule: CorsOptions\.maxAge/ },
+  );
 });
 
 t.test('the options object is never mutated', async (t) => {

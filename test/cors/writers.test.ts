@@ -16,7 +16,12 @@ const quiet = { warn: () => {}, error: () => {} };
 
 const cases = [
   ...POLICY_CASES,
-  { name: 'status 200, private network, listed headers', options: { origin: ['https://a.test', 'https://b.test'], optionsSuccessStatus: 200, allowPrivateNetwork: true, allowedHeaders: ['X-Foo'] } as CorsOptions, allowed: 'https://a.test', denied: 'https://c.test' },
+  {
+    name: 'status 200, private network, listed headers',
+    options: { origin: ['https://a.test', 'https://b.test'], optionsSuccessStatus: 200, allowPrivateNetwork: true, allowedHeaders: ['X-Foo'] } as CorsOptions,
+    allowed: 'https://a.test',
+    denied: 'https://c.test',
+  },
 ];
 
 /** What a client can observe of an answer, but for the header the earlier middleware added. */

@@ -19,7 +19,11 @@ t.test('default-settings: the five request kinds under the defaults', async (t) 
   const simple = await send('GET', '/users', { Origin: origin });
   t.same(JSON.parse(simple.body), [{ id: 1, name: 'Ada' }]);
   t.same(corsHeadersOf(simple), { 'access-control-allow-origin': '*' });
-  const preflight = await send('OPTIONS', '/posts', { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, x-request-id' });
+  const preflight = await send('OPTIONS', '/posts', {
+    Origin: origin,
+    'Access-Control-Request-Method': 'POST',
+    'Access-Control-Request-Headers': 'content-type, x-request-id',
+  });
   t.equal(preflight.status, 204);
   t.same(corsHeadersOf(preflight), {
     'access-control-allow-origin': '*',
@@ -37,9 +41,17 @@ t.test('module-options: one origin for the whole module, credentials from setCoo
   const url = await startExample(t, 'module-options');
   const send = (method: string, path: string, headers?: RequestHeaders) => fetchAnswer(url + path, method, headers);
   t.same(corsHeadersOf(await send('GET', '/', { Origin: origin })), { 'access-control-allow-origin': origin });
-  t.same(corsHeadersOf(await send('GET', '/', { Origin: 'https://evil.example' })), { 'access-control-allow-origin': origin }, 'a fixed origin is sent to all, and matches only its own');
+  t.same(
+    corsHeadersOf(await send('GET', '/', { Origin: 'https://evil.example' })),
+    { 'access-control-allow-origin': origin },
+    'a fixed origin is sent to all, and matches only its own',
+  );
   const preflight = await send('OPTIONS', '/', { Origin: origin, 'Access-Control-Request-Method': 'PATCH' });
-  t.same(corsHeadersOf(preflight), { 'access-control-allow-origin': origin, 'access-control-allow-methods': 'GET, HEAD, POST, PATCH, OPTIONS', vary: 'Access-Control-Request-Headers' });
+  t.same(corsHeadersOf(preflight), {
+    'access-control-allow-origin': origin,
+    'access-control-allow-methods': 'GET, HEAD, POST, PATCH, OPTIONS',
+    vary: 'Access-Control-Request-Headers',
+  });
   const credentials = await send('GET', '/credentials', { Origin: origin });
   t.same(credentials.headers['set-cookie'], ['one=value%20for%20one; Path=/; HttpOnly']);
   t.same(corsHeadersOf(credentials), { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' });
@@ -50,7 +62,12 @@ t.test('route-options: the module providersPerRou, merged with and overridden by
   const send = (method: string, path: string, headers?: RequestHeaders) => fetchAnswer(url + path, method, headers);
   t.same(corsHeadersOf(await send('GET', '/articles', { Origin: origin })), { 'access-control-allow-origin': origin });
   const reports = await send('OPTIONS', '/reports', { Origin: origin, 'Access-Control-Request-Method': 'GET' });
-  t.same(corsHeadersOf(reports), { 'access-control-allow-origin': origin, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-max-age': '600', vary: 'Access-Control-Request-Headers' });
+  t.same(corsHeadersOf(reports), {
+    'access-control-allow-origin': origin,
+    'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+    'access-control-max-age': '600',
+    vary: 'Access-Control-Request-Headers',
+  });
   t.equal((await send('GET', '/reports', { Origin: origin })).headers['access-control-expose-headers'], 'X-Total-Count');
   t.same(corsHeadersOf(await send('GET', '/public', { Origin: 'https://anyone.example' })), { 'access-control-allow-origin': '*' });
 });

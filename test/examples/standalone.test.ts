@@ -17,7 +17,12 @@ t.test('plain OPTIONS', async (t) => {
 t.test('OPTIONS with Origin', async (t) => {
   const answer = await send('OPTIONS', '/users', { Origin: app });
   t.equal(answer.status, 204);
-  t.same(corsHeadersOf(answer), { allow: 'GET, HEAD, POST, OPTIONS', vary: 'Origin', 'access-control-allow-origin': app, 'access-control-expose-headers': 'X-Total-Count' });
+  t.same(corsHeadersOf(answer), {
+    allow: 'GET, HEAD, POST, OPTIONS',
+    vary: 'Origin',
+    'access-control-allow-origin': app,
+    'access-control-expose-headers': 'X-Total-Count',
+  });
 });
 
 t.test('GET with Origin', async (t) => {

@@ -1,5 +1,13 @@
 import { once } from 'node:events';
-import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type ServerOptions, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Answer {

@@ -25,7 +25,11 @@ export async function startVarnish(backendPort: number): Promise<Varnish> {
   const port = await freePort();
   const workdir = mkdtempSync(join(tmpdir(), 'cors-varnish-'));
   // -F: foreground; -T none: no admin port; -j none: no privilege separation, so no varnish user is needed.
-  const child = spawn(VARNISHD, ['-F', '-a', `127.0.0.1:${port}`, '-b', `127.0.0.1:${backendPort}`, '-n', workdir, '-s', 'malloc,16m', '-T', 'none', '-j', 'none'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    VARNISHD,
+    ['-F', '-a', `127.0.0.1:${port}`, '-b', `127.0.0.1:${backendPort}`, '-n', workdir, '-s', 'malloc,16m', '-T', 'none', '-j', 'none'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -80,7 +80,8 @@ export function countRegExpWork<T>(fn: () => T, limit: StepLimit): RegExpWork<T>
       return null;
     }
     const real = originalExec.call(this, input);
-    const same = real === null ? replay.match === undefined : replay.match !== undefined && real.index === replay.match.index && real[0].length === replay.match.length;
+    const same =
+      real === null ? replay.match === undefined : replay.match !== undefined && real.index === replay.match.index && real[0].length === replay.match.length;
     if (!same) {
       const describe = (index: number | undefined, length: number | undefined) => (index === undefined ? 'no match' : `a match of ${length} at ${index}`);
       problems.push(
@@ -277,7 +278,11 @@ function compile(source: string, flags: string): Program {
   const f = { ignoreCase: flags.includes('i'), multiline: flags.includes('m'), dotAll: flags.includes('s'), unicode: flags.includes('u') };
   let i = 0;
   const peek = () => source[i];
-  const eat = (ch: string) => (source[i] === ch ? (i++, true) : false);
+  const eat = (ch: string): boolean => {
+    if (source[i] !== ch) return false;
+    i++;
+    return true;
+  };
   const fail = (what: string): never => {
     throw new Uncountable(`${what} at ${i}`);
   };

@@ -18,7 +18,10 @@ t.test('the standalone engine installs and runs from its tarball alone', { timeo
   const app = mkdtempSync(join(tmpdir(), 'cors-standalone-app-'));
   t.teardown(() => rmSync(app, { recursive: true, force: true }));
   // npm pack of the workspace as built by `npm run build` (pretest).
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app, '-w', 'src/cors'], { cwd: repository, encoding: 'utf8' }).trim().split('\n').at(-1)!;
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app, '-w', 'src/cors'], { cwd: repository, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .at(-1)!;
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'standalone-app', private: true, type: 'module' }));
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(app, tarball)], { cwd: app, stdio: 'pipe' });
 
@@ -45,6 +48,12 @@ server.listen(0, '127.0.0.1', async () => {
   t.same(JSON.parse(output), { status: 204, origin: 'https://app.example.com', methods: 'PUT, OPTIONS' });
 
   // The module entry needs the host, and says so by failing to resolve it, not by half-working.
-  const moduleEntry = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', "import('@lib/cors').then(() => console.log('\"loaded\"'), (e) => console.log(JSON.stringify(e.code)))"], { cwd: app, encoding: 'utf8' }));
+  const moduleEntry = JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', "import('@lib/cors').then(() => console.log('\"loaded\"'), (e) => console.log(JSON.stringify(e.code)))"],
+      { cwd: app, encoding: 'utf8' },
+    ),
+  );
   t.equal(moduleEntry, 'ERR_MODULE_NOT_FOUND', '@lib/cors (CorsModule) needs @lib/core and @lib/rest installed beside it');
 });

@@ -123,7 +123,7 @@ t.test('HEAD is answered on GET routes, without a body', async (t) => {
   t.equal((await server.send('GET', '/users')).headers['content-length'], '10', 'as GET');
 });
 
-t.test('Content-Length is the body\'s length in bytes, over one a handler set', async (t) => {
+t.test("Content-Length is the body's length in bytes, over one a handler set", async (t) => {
   const answer = await server.send('GET', '/length');
   t.equal(answer.body, 'héllo ✓');
   t.equal(answer.headers['content-length'], String(Buffer.byteLength('héllo ✓')));
@@ -141,7 +141,10 @@ t.test('unknown path: 404; known path, other method: 405 with Allow', async (t) 
 });
 
 t.test('a handler that throws gets 500, logged, with no stack in the body', async (t) => {
-  for (const [method, path, message] of [['DELETE', '/users/1', 'database said no'], ['GET', '/boom', 'sync failure']] as const) {
+  for (const [method, path, message] of [
+    ['DELETE', '/users/1', 'database said no'],
+    ['GET', '/boom', 'sync failure'],
+  ] as const) {
     const answer = await server.send(method, path);
     t.equal(answer.status, 500);
     t.equal(answer.body, 'Internal Server Error');
@@ -150,10 +153,13 @@ t.test('a handler that throws gets 500, logged, with no stack in the body', asyn
 });
 
 t.test('routes are listed for introspection', async (t) => {
-  t.same(server.app.routes.map(({ method, path }) => `${method} ${path}`), ['GET /v1/items', 'GET /users', 'GET /users/:id', 'POST /users', 'DELETE /users/:id', 'GET /', 'GET /length', 'GET /boom']);
+  t.same(
+    server.app.routes.map(({ method, path }) => `${method} ${path}`),
+    ['GET /v1/items', 'GET /users', 'GET /users/:id', 'POST /users', 'DELETE /users/:id', 'GET /', 'GET /length', 'GET /boom'],
+  );
 });
 
-t.test('an init hook sees the importing module\'s routes, adds a route and a step in front of the router', async (t) => {
+t.test("an init hook sees the importing module's routes, adds a route and a step in front of the router", async (t) => {
   const seen: string[] = [];
   @injectable()
   class AuditHook {

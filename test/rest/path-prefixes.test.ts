@@ -43,7 +43,9 @@ t.test('a module imported plainly twice under one prefix is one node; under anot
   class Left {}
   @restModule({ imports: [CountModule] })
   class Right {}
-  @restRootModule({ imports: [Left, Right, { module: CountModule, path: '' }, { module: CountModule, path: 'other' }, { module: CountModule, path: '/other/' }] })
+  @restRootModule({
+    imports: [Left, Right, { module: CountModule, path: '' }, { module: CountModule, path: 'other' }, { module: CountModule, path: '/other/' }],
+  })
   class App {}
   const server = await serveApplication(App);
   t.teardown(server.close);
@@ -57,7 +59,14 @@ t.test('a module imported plainly twice under one prefix is one node; under anot
 });
 
 t.test('a dynamic import with providers of its own is a node of its own, even at a shared prefix', async (t) => {
-  @restRootModule({ imports: [{ module: CountModule, path: 'x' }, { module: CountModule, path: 'x', providersPerMod: [Counter] }] })
+  @restRootModule({
+    imports: [
+      { module: CountModule, path: 'x' },
+      { module: CountModule, path: 'x', providersPerMod: [Counter] },
+    ],
+  })
   class App {}
-  await t.rejects(serveApplication(App), { message: 'Duplicate route GET /x/count: CountController.count and CountController.count. Give one of them another method or path.' });
+  await t.rejects(serveApplication(App), {
+    message: 'Duplicate route GET /x/count: CountController.count and CountController.count. Give one of them another method or path.',
+  });
 });

@@ -92,7 +92,9 @@ t.test('a provider nobody asks for yet is still checked at start-up', async (t) 
   class Feature {}
   @restRootModule({ imports: [Feature] })
   class App {}
-  await t.rejects(RestApplication.create(App), { message: /^No provider for InjectionToken\(MISSING\): Service -> InjectionToken\(MISSING\) \(looked in module Feature, application\)/ });
+  await t.rejects(RestApplication.create(App), {
+    message: /^No provider for InjectionToken\(MISSING\): Service -> InjectionToken\(MISSING\) \(looked in module Feature, application\)/,
+  });
   @restRootModule({ providersPerRou: [Service] })
   class RouteLevel {}
   @controller()
@@ -101,7 +103,9 @@ t.test('a provider nobody asks for yet is still checked at start-up', async (t) 
     get() {}
   }
   restRootModule({ providersPerRou: [Service], controllers: [C] })(RouteLevel);
-  await t.rejects(RestApplication.create(RouteLevel), { message: /^No provider for InjectionToken\(MISSING\): Service -> InjectionToken\(MISSING\) \(looked in route GET \/, module RouteLevel, application\)/ });
+  await t.rejects(RestApplication.create(RouteLevel), {
+    message: /^No provider for InjectionToken\(MISSING\): Service -> InjectionToken\(MISSING\) \(looked in route GET \/, module RouteLevel, application\)/,
+  });
 });
 
 t.test('a resolution that fails while serving is a ResolutionError: 500, logged, and the server lives on', async (t) => {
@@ -140,7 +144,7 @@ t.test('a resolution that fails while serving is a ResolutionError: 500, logged,
   t.equal((await server.send('GET', '/ok')).body, 'ok');
 });
 
-t.test('a controller without a constructor of its own takes its parent\'s dependencies', async (t) => {
+t.test("a controller without a constructor of its own takes its parent's dependencies", async (t) => {
   @injectable()
   class Service {
     readonly name = 'service';
@@ -193,7 +197,12 @@ t.test('the query string is parsed only when read, without a prototype', async (
   class Q {
     @route('GET', 'q')
     get(ctx: RequestContext) {
-      return { a: ctx.query.a, proto: Object.getPrototypeOf(ctx.query), same: ctx.query === ctx.query };
+      return {
+        a: ctx.query.a,
+        proto: Object.getPrototypeOf(ctx.query),
+        // biome-ignore lint/suspicious/noSelfCompare: two reads of the getter, proving the query is parsed once and kept
+        same: ctx.query === ctx.query,
+      };
     }
   }
   @restRootModule({ controllers: [Q] })

@@ -14,7 +14,10 @@ class NeedsMissing {
 t.test('no provider: the token and the chain that asked for it', async (t) => {
   @controller()
   class SomeController {
-    constructor(readonly service: NeedsMissing, readonly ctx: RequestContext) {}
+    constructor(
+      readonly service: NeedsMissing,
+      readonly ctx: RequestContext,
+    ) {}
     @route('GET')
     get() {}
   }
@@ -22,7 +25,8 @@ t.test('no provider: the token and the chain that asked for it', async (t) => {
   class App {}
   await t.rejects(RestApplication.create(App), {
     name: 'StartupError',
-    message: 'No provider for InjectionToken(MISSING): SomeController -> NeedsMissing -> InjectionToken(MISSING) (looked in request GET /, route GET /, module App, application). Provide it in one of these levels, or mark the parameter @optional().',
+    message:
+      'No provider for InjectionToken(MISSING): SomeController -> NeedsMissing -> InjectionToken(MISSING) (looked in request GET /, route GET /, module App, application). Provide it in one of these levels, or mark the parameter @optional().',
   });
 });
 

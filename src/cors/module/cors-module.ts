@@ -1,4 +1,15 @@
-import { inject, injectable, Injector, isValueProvider, optional, providerToken, readDependencies, tokenName, type DynamicModule, type InitHook } from '@lib/core';
+import {
+  inject,
+  injectable,
+  Injector,
+  isValueProvider,
+  optional,
+  providerToken,
+  readDependencies,
+  tokenName,
+  type DynamicModule,
+  type InitHook,
+} from '@lib/core';
 import { restModule, type RestInitContext, type RouteInfo } from '@lib/rest';
 
 import { warnOnceAboutWildcard } from '../credentials.js';
@@ -72,7 +83,8 @@ class CorsInitHook implements InitHook<RestInitContext> {
     if (wildcardCookieRoutes.length > 0) {
       warnOnceAboutWildcard(
         logger,
-        `CorsModule in ${moduleName}: ${wildcardCookieRoutes.join(', ')} take CorsService to set cookies, but their CORS origin is '*', and browsers refuse credentials under '*'. List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
+        `CorsModule in ${moduleName}: ${wildcardCookieRoutes.join(', ')} take CorsService to set cookies, but their CORS origin is '*', and browsers ` +
+          `refuse credentials under '*'. List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
       );
     }
     const engine = cors;
@@ -113,6 +125,7 @@ function routeOptions(route: RouteInfo, source: string): CorsOptions | undefined
  * provided in `providersPerRou` (module's, then a controller's).
  */
 @restModule({ initHooks: [CorsInitHook], providersPerApp: [ApplicationCors], providersPerReq: [CorsService], exports: [CorsService] })
+// biome-ignore lint/complexity/noStaticOnlyClass: a module is a decorated class, imported by name (the specification's API)
 export class CorsModule {
   static withOpts(options: CorsOptions): DynamicModule {
     return { module: CorsModule, providersPerMod: [{ token: CORS_MODULE_OPTIONS, useValue: options }] };
