@@ -31,11 +31,11 @@ export function setCorsCookie(
 ): void {
   let cookie: string;
   try {
-    cookie = stringifySetCookie(name, value, { ...COOKIE_DEFAULTS, ...options });
+    cookie = stringifySetCookie({ ...COOKIE_DEFAULTS, ...options, name, value });
   } catch (error) {
     throw new TypeError(
       `setCookie(${JSON.stringify(name)}, ...): ${(error as Error).message}. Cookie names are RFC 6265 tokens (letters, digits and !#$%&'*+-.^_\`|~); ` +
-        `values are URI-encoded unless they hold lone surrogates.`,
+        `values are encoded where RFC 6265 needs it, and a value holding a lone surrogate cannot be.`,
     );
   }
   const previous = res.getHeader('Set-Cookie');
