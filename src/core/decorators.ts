@@ -13,12 +13,15 @@ const NOT_INJECTABLE = new Set<unknown>([Object, String, Number, Boolean, Symbol
 const INJECT = Symbol('inject');
 const OPTIONAL = Symbol('optional');
 
+const INJECTABLE = Symbol('injectable');
+
 /**
- * Marks a class whose constructor parameters are injected. It records nothing: a decorator's
- * mere presence makes TypeScript emit the parameter types (`design:paramtypes`) it needs.
+ * Marks a class whose constructor parameters are injected. A decorator's mere presence makes
+ * TypeScript emit the parameter types (`design:paramtypes`) injection reads, when
+ * `emitDecoratorMetadata` is on; the mark tells a class compiled without it from an undecorated one.
  */
 export function injectable(): ClassDecorator {
-  return () => {};
+  return (target) => Reflect.defineMetadata(INJECTABLE, true, target);
 }
 
 /** Injects `token` into this constructor parameter, in place of its declared type. */
@@ -55,6 +58,13 @@ export function readDependencies(cls: Class): Dependency[] {
   const tokens: Map<number, Token> = Reflect.getMetadata(INJECT, cls) ?? new Map();
   const optionals: Set<number> = Reflect.getMetadata(OPTIONAL, cls) ?? new Set();
   if (types.length === 0 && cls.length > 0 && tokens.size === 0) {
+    // Any decorator of ours leaves metadata on the class; with it, only the compiler's part is missing.
+    if (Reflect.getOwnMetadataKeys(cls).length > 0) {
+      throw new StartupError(
+        `${tokenName(cls)} is decorated, but TypeScript emitted no constructor parameter types for it: compile with "experimentalDecorators": true ` +
+          `and "emitDecoratorMetadata": true in tsconfig.json, with tsc (esbuild and tsx never emit them).`,
+      );
+    }
     throw new StartupError(
       `${tokenName(cls)} takes constructor parameters but has no decorator, so their types are unknown: add @injectable() (or @controller()) to the class.`,
     );

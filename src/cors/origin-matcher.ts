@@ -268,14 +268,25 @@ function guardOriginFunction(fn: OriginFunction, context: Context): OriginCheck 
     }
     return false;
   };
-  const settle = (answer: unknown, verb: string): boolean => (typeof answer === 'boolean' ? answer : deny(`${verb} ${describeValue(answer)}, not a boolean`));
+  // The cors package calls origin(origin, callback); here the second argument is the request,
+  // so such a function throws on callback(...) or returns undefined. Arity alone cannot tell,
+  // since (origin, req) also takes two.
+  const callbackForm = fn.length >= 2;
+  const CALLBACK_FORM =
+    ": this looks like the cors package's callback form (origin, callback), but here the second argument is the request. " +
+    'Return a boolean or a Promise<boolean> instead, e.g. async (origin) => allowedOrigins.has(origin)';
+  const settle = (answer: unknown, verb: string): boolean => {
+    if (typeof answer === 'boolean') return answer;
+    return deny(`${verb} ${describeValue(answer)}, not a boolean${callbackForm && answer === undefined ? CALLBACK_FORM : ''}`);
+  };
   return (origin, req) => {
     if (!isWellFormedOrigin(origin)) return false;
     let answer: unknown;
     try {
       answer = fn(origin, req);
     } catch (error) {
-      return deny(`threw ${describeError(error)}`);
+      const calledTheRequest = callbackForm && error instanceof TypeError && / is not a function/.test(error.message);
+      return deny(`threw ${describeError(error)}${calledTheRequest ? CALLBACK_FORM : ''}`);
     }
     if (answer instanceof Promise) {
       // A promise that never settles must not hold the request: past the timeout it is a denial.

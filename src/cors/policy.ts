@@ -166,12 +166,18 @@ export function checkOptionsObject(options: unknown, source: string): asserts op
   }
   for (const field of Object.keys(options)) {
     if (!(CORS_OPTION_FIELDS as readonly string[]).includes(field)) {
+      const value = (options as Record<string, unknown>)[field];
+      const ours = Object.hasOwn(OTHER_PACKAGES_NAMES, field) ? OTHER_PACKAGES_NAMES[field] : undefined;
+      if (ours !== undefined) {
+        throw new CorsOptionsError(source, field, value, `is ${ours.from}'s name for ${ours.field}`, `use ${ours.field}: ${describeValue(asList(value))}`);
+      }
+      const near = CORS_OPTION_FIELDS.find((known) => isNearMiss(field, known));
       throw new CorsOptionsError(
         source,
         field,
-        (options as Record<string, unknown>)[field],
+        value,
         'is not a CORS option',
-        `use one of ${CORS_OPTION_FIELDS.join(', ')}`,
+        near === undefined ? `use one of ${CORS_OPTION_FIELDS.join(', ')}` : `did you mean ${near}? The fields are ${CORS_OPTION_FIELDS.join(', ')}`,
       );
     }
   }
@@ -193,7 +199,9 @@ function checkNames(value: unknown, field: string, source: string): readonly str
       field,
       value,
       "is neither '*' nor an array of names",
-      `use an array, e.g. ${field === 'allowedMethods' ? "['GET', 'POST']" : "['X-Request-Id']"}`,
+      typeof value === 'string' && value.includes(',')
+        ? `use an array, one name per element: ${describeValue(asList(value))}`
+        : `use an array, e.g. ${field === 'allowedMethods' ? "['GET', 'POST']" : "['X-Request-Id']"}`,
     );
   }
   value.forEach((name: unknown, index) => {
@@ -217,4 +225,38 @@ function checkNames(value: unknown, field: string, source: string): readonly str
     }
   });
   return [...new Set<string>(value)];
+}
+
+/** Option names of the cors package, @fastify/cors and hono, for users moving over. */
+const OTHER_PACKAGES_NAMES: Readonly<Record<string, { from: string; field: string }>> = {
+  credentials: { from: 'the cors package (and @fastify/cors, hono)', field: 'allowCredentials' },
+  methods: { from: 'the cors package (and @fastify/cors)', field: 'allowedMethods' },
+  allowMethods: { from: 'hono', field: 'allowedMethods' },
+  allowHeaders: { from: 'hono', field: 'allowedHeaders' },
+  exposeHeaders: { from: 'hono', field: 'exposedHeaders' },
+};
+
+/** `'GET,POST'` as the array our options take; other values as they are. */
+function asList(value: unknown): unknown {
+  return typeof value === 'string' && value !== '*' && /[, ]/.test(value)
+    ? value
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== '')
+    : value;
+}
+
+/** A typo: the same letters in another case, or at most two edits (Levenshtein) apart. */
+function isNearMiss(given: string, known: string): boolean {
+  if (given.toLowerCase() === known.toLowerCase()) return true;
+  if (Math.abs(given.length - known.length) > 2) return false;
+  let previous = Array.from({ length: known.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= given.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= known.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (given[i - 1] === known[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[known.length]! <= 2;
 }

@@ -22,7 +22,11 @@ t.test('cookie@2: values keep what needs no encoding; spaces and semicolons are 
   );
   t.teardown(server.close);
   const answer = await server.send('POST', '/login', { Origin: 'https://app.test' });
-  t.same(answer.headers['set-cookie'], ['path=a/b; Path=/; HttpOnly', 'spaced=x%20y%3Bz; Path=/; HttpOnly; Secure; SameSite=Strict'], "1.x wrote a%2Fb; 2.x leaves '/' as it is");
+  t.same(
+    answer.headers['set-cookie'],
+    ['path=a/b; Path=/; HttpOnly', 'spaced=x%20y%3Bz; Path=/; HttpOnly; Secure; SameSite=Strict'],
+    "1.x wrote a%2Fb; 2.x leaves '/' as it is",
+  );
   t.equal(answer.headers['access-control-allow-credentials'], 'true');
 });
 

@@ -185,3 +185,33 @@ t.test('request-header lists of any size are judged in work linear in their size
     );
   }
 });
+
+t.test("an origin function in the cors package's callback form is named as such, with our signature", async (t) => {
+  const forms: Record<string, (origin: string, callback: (error: Error | null, allow?: boolean) => void) => void> = {
+    'calls back at once': (_origin, callback) => callback(null, true),
+    // (Its later callback(...) would throw in a timer of the user's own, out of anyone's reach.)
+    'would call back later, returns nothing': (_origin, _callback) => {},
+  };
+  for (const [name, form] of Object.entries(forms)) {
+    const { logger, errors } = captureLogger();
+    const cors = createCors({ origin: form as never }, { logger }).route('GET', '/');
+    const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
+    const answer = await server.send('GET', '/', { Origin: 'https://a.test' });
+    await server.close();
+    t.notOk('access-control-allow-origin' in answer.headers, `${name}: denied, never a 500`);
+    t.equal(answer.status, 200);
+    t.equal(errors.length, 1);
+    t.match(
+      errors[0],
+      /this looks like the cors package's callback form \(origin, callback\), but here the second argument is the request\. Return a boolean or a Promise<boolean> instead/,
+      name,
+    );
+  }
+  const { logger, errors } = captureLogger();
+  const ours = createCors({ origin: (origin: string, req) => (req.headers.host === undefined ? 'yes' : origin) as never }, { logger }).route('GET', '/');
+  const server = await serve((req, res) => ours.handle(req, res, () => echoApp(req, res)));
+  await server.send('GET', '/', { Origin: 'https://a.test' });
+  await server.close();
+  t.match(errors[0], /returned "https:\/\/a\.test", not a boolean; the request was denied/);
+  t.notMatch(errors[0], /callback form/, 'a wrong answer of our own form is not called the cors form');
+});

@@ -76,7 +76,12 @@ const rejected: [string, unknown, RegExp][] = [
   [
     'a comma-joined string instead of an array',
     { allowedMethods: 'GET,POST' },
-    /allowedMethods = "GET,POST" is neither '\*' nor an array of names\. Fix: use an array, e\.g\. \['GET', 'POST'\]/,
+    /allowedMethods = "GET,POST" is neither '\*' nor an array of names\. Fix: use an array, one name per element: \["GET", "POST"\]/,
+  ],
+  [
+    'a single name instead of an array',
+    { allowedHeaders: 'X-A' },
+    /allowedHeaders = "X-A" is neither '\*' nor an array of names\. Fix: use an array, e\.g\. \['X-Request-Id'\]/,
   ],
   ["'*' among names", { allowedHeaders: ['*', 'X-A'] }, /allowedHeaders\[0\] = "\*" in a list means nothing/],
   ['an empty method list', { allowedMethods: [] }, /allowedMethods = \[\] grants no method/],
@@ -91,7 +96,33 @@ const rejected: [string, unknown, RegExp][] = [
   ['maxAge as a string', { maxAge: '600' }, /maxAge = "600" is not a whole number/],
   ['a status outside 200-299', { optionsSuccessStatus: 302 }, /optionsSuccessStatus = 302 is not a success status \(200-299\)/],
   ['a non-boolean allowCredentials', { allowCredentials: 'yes' }, /allowCredentials = "yes" is not a boolean/],
-  ['a misspelled field', { orgin: 'https://a.test' }, /CorsOptions\.orgin = "https:\/\/a\.test" is not a CORS option\. Fix: use one of origin, allowedMethods/],
+  [
+    'a misspelled field',
+    { orgin: 'https://a.test' },
+    /CorsOptions\.orgin = "https:\/\/a\.test" is not a CORS option\. Fix: did you mean origin\? The fields are origin, allowedMethods/,
+  ],
+  ['a field in the wrong case', { MaxAge: 600 }, /CorsOptions\.MaxAge = 600 is not a CORS option\. Fix: did you mean maxAge\?/],
+  ['a field nothing like ours', { timeoutMs: 5 }, /CorsOptions\.timeoutMs = 5 is not a CORS option\. Fix: use one of origin, allowedMethods/],
+  [
+    "the cors package's credentials",
+    { origin: 'https://a.test', credentials: true },
+    /CorsOptions\.credentials = true is the cors package \(and @fastify\/cors, hono\)'s name for allowCredentials\. Fix: use allowCredentials: true$/,
+  ],
+  [
+    "the cors package's methods, as a comma string",
+    { methods: 'GET,POST' },
+    /CorsOptions\.methods = "GET,POST" is the cors package \(and @fastify\/cors\)'s name for allowedMethods\. Fix: use allowedMethods: \["GET", "POST"\]$/,
+  ],
+  [
+    "hono's allowHeaders",
+    { allowHeaders: ['X-A'] },
+    /CorsOptions\.allowHeaders = \["X-A"\] is hono's name for allowedHeaders\. Fix: use allowedHeaders: \["X-A"\]$/,
+  ],
+  [
+    'a comma-joined header string',
+    { exposedHeaders: 'X-A, X-B' },
+    /exposedHeaders = "X-A, X-B" is neither '\*' nor an array of names\. Fix: use an array, one name per element: \["X-A", "X-B"\]$/,
+  ],
   ['options that are not an object', 'https://a.test', /CorsOptions\.\(options\) = "https:\/\/a\.test" is not an object/],
 ];
 

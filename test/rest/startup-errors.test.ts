@@ -85,3 +85,28 @@ t.test('an init hook that adds a bad step', async (t) => {
   class App {}
   await t.rejects(RestApplication.create(App), { message: 'init hook of HookModule: addPreRouterStep() takes a function (req, res, next).' });
 });
+
+t.test('a decorated class compiled without emitDecoratorMetadata is told how to compile, not to add a decorator', async (t) => {
+  // Decorators applied by hand: TypeScript emits design:paramtypes only for syntax it decorates,
+  // so this is exactly what a build without emitDecoratorMetadata (or through esbuild) gives.
+  class Greeter {
+    constructor(readonly ctx: RequestContext) {}
+    hello() {}
+  }
+  route('GET', 'hello')(Greeter.prototype, 'hello', Object.getOwnPropertyDescriptor(Greeter.prototype, 'hello')!);
+  controller()(Greeter);
+  @restRootModule({ controllers: [Greeter] })
+  class App {}
+  await t.rejects(RestApplication.create(App), {
+    name: 'StartupError',
+    message:
+      /^Greeter is decorated, but TypeScript emitted no constructor parameter types for it: compile with "experimentalDecorators": true and "emitDecoratorMetadata": true in tsconfig\.json/,
+  });
+
+  class Plain {
+    constructor(readonly ctx: RequestContext) {}
+  }
+  @restRootModule({ providersPerApp: [Plain], controllers: [] })
+  class Undecorated {}
+  await t.rejects(RestApplication.create(Undecorated), { message: /Plain takes constructor parameters but has no decorator.*add @injectable\(\)/ });
+});
