@@ -3,28 +3,17 @@
  * the host: `@lib/cors/standalone` serves a CORS answer, and `@lib/core`, `@lib/rest` and
  * `reflect-metadata` are not installed (they are optional peers, for CorsModule only).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import t from 'tap';
 
-// Compiled into build/test/packaging/: the repository is three levels up.
-const repository = fileURLToPath(new URL('../../../', import.meta.url));
+import { appWithTarballs } from '../helpers/packing.js';
 
 t.test('the standalone engine installs and runs from its tarball alone', { timeout: 180_000 }, async (t) => {
-  const app = mkdtempSync(join(tmpdir(), 'cors-standalone-app-'));
-  t.teardown(() => rmSync(app, { recursive: true, force: true }));
-  // npm pack of the workspace as built by `npm run build` (pretest).
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app, '-w', 'src/cors'], { cwd: repository, encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .at(-1)!;
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'standalone-app', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(app, tarball)], { cwd: app, stdio: 'pipe' });
-
+  const scratch = appWithTarballs('cors-standalone-app', ['cors']);
+  t.teardown(scratch.remove);
+  const app = scratch.dir;
   const installed = readdirSync(join(app, 'node_modules'));
   t.ok(installed.includes('@lib'), 'installed');
   t.same(readdirSync(join(app, 'node_modules/@lib')), ['cors'], 'nothing of the host');
@@ -44,16 +33,16 @@ server.listen(0, '127.0.0.1', async () => {
 });
 `,
   );
-  const output = execFileSync(process.execPath, ['server.js'], { cwd: app, encoding: 'utf8' });
+  const output = scratch.run(process.execPath, ['server.js']);
   t.same(JSON.parse(output), { status: 204, origin: 'https://app.example.com', methods: 'PUT, OPTIONS' });
 
   // The module entry needs the host, and says so by failing to resolve it, not by half-working.
   const moduleEntry = JSON.parse(
-    execFileSync(
-      process.execPath,
-      ['--input-type=module', '-e', "import('@lib/cors').then(() => console.log('\"loaded\"'), (e) => console.log(JSON.stringify(e.code)))"],
-      { cwd: app, encoding: 'utf8' },
-    ),
+    scratch.run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      "import('@lib/cors').then(() => console.log('\"loaded\"'), (e) => console.log(JSON.stringify(e.code)))",
+    ]),
   );
   t.equal(moduleEntry, 'ERR_MODULE_NOT_FOUND', '@lib/cors (CorsModule) needs @lib/core and @lib/rest installed beside it');
 });
