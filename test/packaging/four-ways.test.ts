@@ -19,11 +19,11 @@ const USER_TSCONFIG = {
     module: 'NodeNext',
     moduleResolution: 'NodeNext',
     strict: true,
-    skipLibCheck: false,
     experimentalDecorators: true,
     emitDecoratorMetadata: true,
     outDir: 'dist',
-    types: ['node'],
+    // Spelled out, though it is the default: our declarations are checked as the user's code is.
+    skipLibCheck: false,
   },
   include: ['app.ts'],
 };
