@@ -21,6 +21,7 @@ const USER_TSCONFIG = {
     strict: true,
     experimentalDecorators: true,
     emitDecoratorMetadata: true,
+    types: ['node'],
     outDir: 'dist',
     // Spelled out, though it is the default: our declarations are checked as the user's code is.
     skipLibCheck: false,
