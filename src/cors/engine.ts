@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { RouteRegistrationError } from './errors.js';
+import { explainRequest, type ExplainOptions, type ExplainRequest, type Explanation } from './explain.js';
 import { mergeCorsOptions, sameOptions, type CorsLogger, type CorsOptions } from './options.js';
 import type { PathTable } from './path-table.js';
 import { checkOptionsObject, compilePolicy, type CorsPolicy } from './policy.js';
@@ -17,7 +18,16 @@ export interface CorsEngineSettings {
   matching?: PathMatching;
   /** Names the options in errors and warnings. Default: `createCors()`. */
   source?: string;
+  /**
+   * Log one line per refused CORS request (its reason code, origin, path and the option to
+   * change), at most REFUSAL_LINES_PER_SECOND a second with a count of the rest. Default `false`:
+   * then `handle` is the plain middleware, with no extra work per request.
+   */
+  debug?: boolean;
 }
+
+/** The bound on refusal lines, so a flood cannot fill a disk. */
+export const REFUSAL_LINES_PER_SECOND = 5;
 
 /** Set by CorsEngine's static block; declared first, so that block finds it initialised. */
 export let moduleAccess: EngineModuleAccess;
@@ -45,6 +55,16 @@ export class CorsEngine {
     // A copy: changing the caller's object later must not change routes registered later.
     this.#options = mergeCorsOptions(options, undefined);
     this.#policy = compilePolicy(this.#options, { source: this.#source, logger: this.#logger });
+    this.handle = settings.debug === true ? this.#logRefusals() : this.#answer;
+  }
+
+  /**
+   * What the engine would send for `request`, and the browser's verdict on it, with the option
+   * to change when it refuses. Sends nothing and changes nothing (an async origin function is
+   * asked, as a real request would ask it). Like a request, it seals the routes.
+   */
+  explain(request: ExplainRequest, options: ExplainOptions = {}): Promise<Explanation> {
+    return explainRequest(this.#answer, this.#lookup(request.url ?? '/'), request, options);
   }
 
   /**
@@ -93,7 +113,9 @@ export class CorsEngine {
   }
 
   /** The middleware. A property, already bound, so it can be passed around as it is. */
-  readonly handle = (req: IncomingMessage, res: ServerResponse, next: Next): void => {
+  readonly handle: (req: IncomingMessage, res: ServerResponse, next: Next) => void;
+
+  readonly #answer = (req: IncomingMessage, res: ServerResponse, next: Next): void => {
     const table = this.#lookup(req.url ?? '/');
     if (table === undefined) return next();
     const origin = req.headers.origin;
@@ -130,6 +152,22 @@ export class CorsEngine {
     this.#seal();
     return this.#lookup(url);
   };
+
+  /** `handle` with debug on: the answer, then, for a CORS request the browser refuses, one bounded log line. */
+  #logRefusals(): (req: IncomingMessage, res: ServerResponse, next: Next) => void {
+    const limit = new LineLimit(this.#logger, REFUSAL_LINES_PER_SECOND);
+    return (req, res, next) => {
+      this.#answer(req, res, next);
+      const origin = req.headers.origin;
+      if (origin === undefined) return;
+      const request = { method: req.method, url: req.url, headers: { ...req.headers } };
+      void this.explain(request).then((explanation) => {
+        if (explanation.covered && !explanation.allowed) {
+          limit.write(`CORS refused [${explanation.reason}] ${req.method} ${req.url} from ${origin}: ${explanation.message}`);
+        }
+      });
+    };
+  }
 
   #seal(): void {
     this.#lookup = this.#tree.seal(this.#policy);
@@ -204,4 +242,32 @@ export interface EngineModuleAccess {
    * engine hands a request on (a preflight with `preflightContinue`).
    */
   respondToOptions(engine: CorsEngine, req: IncomingMessage, res: ServerResponse): void;
+}
+
+/** At most `perSecond` lines a second; the first line after a dropped one says how many were dropped. */
+class LineLimit {
+  #windowStart = 0;
+  #written = 0;
+  #dropped = 0;
+
+  constructor(
+    private readonly logger: CorsLogger,
+    private readonly perSecond: number,
+  ) {}
+
+  write(line: string): void {
+    const now = Date.now();
+    if (now - this.#windowStart >= 1000) {
+      this.#windowStart = now;
+      this.#written = 0;
+    }
+    if (this.#written >= this.perSecond) {
+      this.#dropped++;
+      return;
+    }
+    this.#written++;
+    const dropped = this.#dropped;
+    this.#dropped = 0;
+    this.logger.warn(dropped === 0 ? line : `${line} (${dropped} more refused requests were not logged)`);
+  }
 }

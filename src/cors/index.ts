@@ -3,4 +3,4 @@
 export * from './standalone.js';
 export { CorsModule } from './module/cors-module.js';
 export { CorsService } from './module/cors-service.js';
-export { CORS_LOGGER } from './module/tokens.js';
+export { CORS_DEBUG, CORS_LOGGER } from './module/tokens.js';

@@ -100,7 +100,7 @@ export class RouteTree {
     const found = this.#find(path);
     if (found === undefined) {
       const record: PathRecord = { methods: new Set(methods), policy, options, source };
-      const created = buildPathTable(policy, methods);
+      const created = buildPathTable(path, policy, methods);
       try {
         this.#tree().on(TREE_METHOD, path, unusedHandler, created);
       } catch (error) {
@@ -128,7 +128,7 @@ export class RouteTree {
       );
     }
     for (const method of methods) existing.methods.add(method);
-    Object.assign(table, buildPathTable(existing.policy, existing.methods));
+    Object.assign(table, buildPathTable(table.route, existing.policy, existing.methods));
   }
 
   /** An already registered path, under any spelling of it ('/a/:x' and '/a/:y' are one route). */
@@ -153,7 +153,7 @@ export class RouteTree {
     if (router === undefined) {
       // Methods then come from allowedMethods, unless that is '*' or left out.
       const methods = globalPolicy.allowedMethods === undefined || globalPolicy.allowedMethods.includes('*') ? GLOBAL_METHODS : globalPolicy.allowedMethods;
-      const table = Object.freeze(buildPathTable(globalPolicy, methods));
+      const table = Object.freeze(buildPathTable('*', globalPolicy, methods));
       return () => table;
     }
     for (const table of this.#records.keys()) Object.freeze(table);

@@ -6,6 +6,8 @@ import { CorsEngine, type CorsEngineSettings } from './engine.js';
 import type { CorsOptions } from './options.js';
 
 export { CorsEngine, type CorsEngineSettings, type Next } from './engine.js';
+export type { ReasonCode } from './browser-checks.js';
+export type { ExplainOptions, ExplainRequest, Explanation } from './explain.js';
 export { setCorsCookie, type CookieOptions } from './credentials.js';
 export { CorsOptionsError, RouteRegistrationError } from './errors.js';
 export { CorsOptions, type CorsLogger, type OriginFunction, type OriginListEntry, type OriginOption } from './options.js';

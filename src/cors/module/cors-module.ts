@@ -18,17 +18,8 @@ import { CorsOptions, mergeCorsOptions, type CorsLogger } from '../options.js';
 import { checkOptionsObject, compilePolicy } from '../policy.js';
 import { CorsService } from './cors-service.js';
 import { layerCorsOptions } from './layers.js';
-import { CORS_LOGGER, CORS_MODULE_OPTIONS } from './tokens.js';
-
-/**
- * The application's one engine (a providersPerApp singleton): every importing module's routes,
- * each with its own options, go into one route tree, so a request costs one lookup whatever the
- * number of modules that import CorsModule.
- */
-@injectable()
-class ApplicationCors {
-  engine: CorsEngine | undefined;
-}
+import { ApplicationCors } from './application-cors.js';
+import { CORS_DEBUG, CORS_LOGGER, CORS_MODULE_OPTIONS } from './tokens.js';
 
 /**
  * Runs once for each module importing CorsModule: hands that module's routes, with their
@@ -41,6 +32,7 @@ class CorsInitHook implements InitHook<RestInitContext> {
     private readonly application: ApplicationCors,
     @optional() @inject(CORS_MODULE_OPTIONS) private readonly options?: CorsOptions,
     @optional() @inject(CORS_LOGGER) private readonly logger?: CorsLogger,
+    @optional() @inject(CORS_DEBUG) private readonly debug?: boolean,
   ) {}
 
   onInit(context: RestInitContext): void {
@@ -55,7 +47,7 @@ class CorsInitHook implements InitHook<RestInitContext> {
     if (context.routes.length === 0) return;
     let cors = this.application.engine;
     if (cors === undefined) {
-      cors = this.application.engine = new CorsEngine({}, { logger, source: 'CorsModule' });
+      cors = this.application.engine = new CorsEngine({}, { logger, source: 'CorsModule', debug: this.debug === true });
       context.addPreRouterStep(cors.handle);
     }
     moduleAccess.knowPolicy(cors, baseOptions, basePolicy);

@@ -2,6 +2,8 @@ import { inject, injectable, optional } from '@lib/core';
 import { RequestContext } from '@lib/rest';
 
 import { setCorsCookie, type CookieOptions } from '../credentials.js';
+import type { ExplainOptions, ExplainRequest, Explanation } from '../explain.js';
+import { ApplicationCors } from './application-cors.js';
 import { CORS_LOGGER } from './tokens.js';
 import type { CorsLogger } from '../options.js';
 
@@ -13,8 +15,19 @@ import type { CorsLogger } from '../options.js';
 export class CorsService {
   constructor(
     private readonly ctx: RequestContext,
+    private readonly application: ApplicationCors,
     @optional() @inject(CORS_LOGGER) private readonly logger?: CorsLogger,
   ) {}
+
+  /**
+   * The engine's explain() for `request` (by default the current one): what the application's
+   * CORS answer is, the browser's verdict, and the option to change. Sends nothing.
+   */
+  explain(request: ExplainRequest = this.ctx.rawReq, options?: ExplainOptions): Promise<Explanation> {
+    const engine = this.application.engine;
+    if (engine === undefined) throw new Error('CorsService.explain(): no module importing CorsModule has routes, so there is no engine to ask.');
+    return engine.explain(request, options);
+  }
 
   /**
    * Appends `Set-Cookie` (default attributes `Path=/; HttpOnly`) and

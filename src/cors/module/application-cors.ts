@@ -1,0 +1,13 @@
+import { injectable } from '@lib/core';
+
+import type { CorsEngine } from '../engine.js';
+
+/**
+ * The application's one engine (a providersPerApp singleton): every importing module's routes,
+ * each with its own options, go into one route tree, so a request costs one lookup whatever the
+ * number of modules that import CorsModule. `undefined` until a module with routes imports it.
+ */
+@injectable()
+export class ApplicationCors {
+  engine: CorsEngine | undefined;
+}
