@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+/**
+ * `cors-check <url> --origin <origin> [--method M] [--header 'Name: value']... [--credentials]`
+ *
+ * Sends what a browser would send for a fetch() from a page on <origin> (the preflight when the
+ * request needs one, then the request), applies the Fetch standard's checks to the answers
+ * (browser-checks.ts, the same code explain() uses), and prints each step with its verdict.
+ * Works against any server. Exit 0: a browser lets the page read the answer; 1: it does not;
+ * 2: a usage or network error.
+ */
+import { isIP } from 'node:net';
+
+import { corsCheck, needsPreflight, normalizeMethod, preflightCheck, unsafeHeaderNames, type CheckFailure, type SeenAnswer } from './browser-checks.js';
+
+const USAGE = "usage: cors-check <url> --origin <origin> [--method M] [--header 'Name: value']... [--credentials]";
+
+interface Check {
+  url: URL;
+  origin: string;
+  method: string;
+  headers: Record<string, string>;
+  credentials: boolean;
+}
+
+class UsageError extends Error {}
+
+function parse(args: readonly string[]): Check {
+  let url: URL | undefined;
+  let origin: string | undefined;
+  let method = 'GET';
+  let credentials = false;
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const value = () => {
+      const next = args[++i];
+      if (next === undefined) throw new UsageError(`${arg} needs a value`);
+      return next;
+    };
+    if (arg === '--origin') origin = value();
+    else if (arg === '--method') method = normalizeMethod(value());
+    else if (arg === '--credentials') credentials = true;
+    else if (arg === '--header') {
+      const header = value();
+      const colon = header.indexOf(':');
+      if (colon < 1) throw new UsageError(`--header takes 'Name: value', not ${JSON.stringify(header)}`);
+      headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+    } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}`);
+    else if (url === undefined) {
+      try {
+        url = new URL(arg);
+      } catch {
+        throw new UsageError(`${JSON.stringify(arg)} is not a URL`);
+      }
+    } else throw new UsageError(`one URL only, not also ${JSON.stringify(arg)}`);
+  }
+  if (url === undefined) throw new UsageError('the URL is missing');
+  if (origin === undefined) throw new UsageError('--origin is missing: the page the request would come from, e.g. https://app.example.com');
+  return { url, origin, method, headers, credentials };
+}
+
+/** A loopback or private address (RFC 1918, RFC 4193, link-local), or localhost. */
+function isPrivateHost(host: string): boolean {
+  const name = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  if (isIP(name) === 4) {
+    const [a, b] = name.split('.').map(Number) as [number, number];
+    return a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+  }
+  if (isIP(name) === 6) return name === '::1' || /^f[cd]/.test(name) || name.startsWith('fe80:');
+  return false;
+}
+
+async function send(url: URL, method: string, headers: Record<string, string>): Promise<SeenAnswer> {
+  const response = await fetch(url, { method, headers, redirect: 'manual' });
+  await response.arrayBuffer();
+  return { status: response.status, headers: Object.fromEntries(response.headers) };
+}
+
+function report(step: string, method: string, url: URL, answer: SeenAnswer, failure: CheckFailure | undefined): void {
+  console.log(`${step} ${method} ${url.href} -> ${answer.status}`);
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (name.startsWith('access-control-') || name === 'vary') console.log(`  ${name}: ${value}`);
+  }
+  console.log(failure === undefined ? '  verdict: allowed' : `  verdict: refused [${failure.code}]: ${failure.detail}`);
+}
+
+async function main(args: readonly string[]): Promise<number> {
+  let check: Check;
+  try {
+    check = parse(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`cors-check: ${error.message}\n${USAGE}`);
+    return 2;
+  }
+  const { url, origin, method, headers, credentials } = check;
+  try {
+    if (!isPrivateHost(new URL(origin).hostname) && isPrivateHost(url.hostname)) {
+      console.log(
+        'note: a public page reaching a private or local address needs Local Network Access in Chromium, a permission only the user grants; no header grants it.',
+      );
+    }
+  } catch {
+    // an opaque origin such as "null" has no host to judge
+  }
+  try {
+    if (needsPreflight(method, headers)) {
+      const names = unsafeHeaderNames(headers);
+      const preflightHeaders: Record<string, string> = { Origin: origin, 'Access-Control-Request-Method': method };
+      if (names.length > 0) preflightHeaders['Access-Control-Request-Headers'] = names.join(',');
+      const answer = await send(url, 'OPTIONS', preflightHeaders);
+      const failure = preflightCheck(origin, method, names, answer, credentials);
+      report('preflight', 'OPTIONS', url, answer, failure);
+      if (failure !== undefined) return 1;
+    }
+    const answer = await send(url, method, { ...headers, Origin: origin });
+    const failure = corsCheck(origin, answer, credentials);
+    report('request  ', method, url, answer, failure);
+    return failure === undefined ? 0 : 1;
+  } catch (error) {
+    console.error(
+      `cors-check: ${method} ${url.href} failed: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`,
+    );
+    return 2;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
