@@ -1,34 +1,38 @@
 /** A grouped bar chart as a standalone SVG: one group per scenario, one bar per server. */
 
-const COLORS = ['#9e9e9e', '#1565c0', '#42a5f5', '#2e7d32', '#ef6c00', '#8e24aa'];
-
 export interface BarGroup {
   group: string;
-  /** `undefined`: not measured (the server answered wrongly). */
-  bars: { label: string; value: number | undefined }[];
+  /** `undefined`: not measured (the server answered wrongly). Every group has the same labels in the same order. */
+  bars: { label: string; color: string; value: number | undefined }[];
 }
 
 export function barChart(title: string, groups: BarGroup[]): string {
-  const labels = groups[0]?.bars.map((bar) => bar.label) ?? [];
+  const legend = groups[0]?.bars ?? [];
   const barWidth = 22;
   const gap = 28;
-  const groupWidth = labels.length * barWidth + gap;
+  const groupWidth = legend.length * barWidth + gap;
   const plotHeight = 260;
   const left = 50;
   const top = 40;
   const max = Math.max(110, ...groups.flatMap((group) => group.bars.map((bar) => bar.value ?? 0)));
   const y = (value: number) => top + plotHeight - (value / max) * plotHeight;
-  const width = left + groups.length * groupWidth + 20;
+  // Wide enough for the bars, the title (about 7 px a character at 13 px) and a legend of three
+  // columns that fit the longest label (about 6.2 px a character at 11 px).
+  const column = Math.max(230, Math.ceil(30 + 6.2 * Math.max(0, ...legend.map((bar) => bar.label.length))));
+  const width = Math.max(left + groups.length * groupWidth + 20, left + 3 * column, left + Math.ceil(7 * title.length) + 10);
   const legendTop = top + plotHeight + 62;
-  const height = legendTop + Math.ceil(labels.length / 3) * 20 + 10;
-  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const height = legendTop + Math.ceil(legend.length / 3) * 20 + 10;
+  const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
-    `<text x="${left}" y="20" font-size="13">${escape(title)}</text>`,
+    `<text x="${left}" y="20" font-size="13">${escapeXml(title)}</text>`,
   ];
   for (const tick of [0, 25, 50, 75, 100]) {
-    parts.push(`<line x1="${left}" x2="${width - 10}" y1="${y(tick)}" y2="${y(tick)}" stroke="${tick === 100 ? '#555' : '#ddd'}"/>`, `<text x="${left - 6}" y="${y(tick) + 4}" text-anchor="end">${tick}%</text>`);
+    parts.push(
+      `<line x1="${left}" x2="${width - 10}" y1="${y(tick)}" y2="${y(tick)}" stroke="${tick === 100 ? '#555' : '#ddd'}"/>`,
+      `<text x="${left - 6}" y="${y(tick) + 4}" text-anchor="end">${tick}%</text>`,
+    );
   }
   groups.forEach((group, groupIndex) => {
     const x0 = left + gap / 2 + groupIndex * groupWidth;
@@ -39,16 +43,16 @@ export function barChart(title: string, groups: BarGroup[]): string {
         return;
       }
       parts.push(
-        `<rect x="${x}" y="${y(bar.value)}" width="${barWidth - 3}" height="${y(0) - y(bar.value)}" fill="${COLORS[index % COLORS.length]}"><title>${escape(bar.label)}: ${bar.value.toFixed(1)}%</title></rect>`,
+        `<rect x="${x}" y="${y(bar.value)}" width="${barWidth - 3}" height="${y(0) - y(bar.value)}" fill="${bar.color}"><title>${escapeXml(bar.label)}: ${bar.value.toFixed(1)}%</title></rect>`,
         `<text x="${x + (barWidth - 3) / 2}" y="${y(bar.value) - 3}" text-anchor="middle" font-size="8">${Math.round(bar.value)}</text>`,
       );
     });
-    parts.push(`<text x="${x0 + (labels.length * barWidth) / 2}" y="${top + plotHeight + 16}" text-anchor="middle">${escape(group.group)}</text>`);
+    parts.push(`<text x="${x0 + (legend.length * barWidth) / 2}" y="${top + plotHeight + 16}" text-anchor="middle">${escapeXml(group.group)}</text>`);
   });
-  labels.forEach((label, index) => {
-    const x = left + (index % 3) * 230;
+  legend.forEach(({ label, color }, index) => {
+    const x = left + (index % 3) * column;
     const ly = legendTop + Math.floor(index / 3) * 20;
-    parts.push(`<rect x="${x}" y="${ly - 9}" width="10" height="10" fill="${COLORS[index % COLORS.length]}"/>`, `<text x="${x + 14}" y="${ly}">${escape(label)}</text>`);
+    parts.push(`<rect x="${x}" y="${ly - 9}" width="10" height="10" fill="${color}"/>`, `<text x="${x + 14}" y="${ly}">${escapeXml(label)}</text>`);
   });
   parts.push(`<text x="${left}" y="${legendTop - 24}" fill="#c62828">x: not measured, the server answers that scenario wrongly</text>`, '</svg>');
   return parts.join('\n');

@@ -1,34 +1,56 @@
-/** The servers and scenarios every benchmark mode runs, and how a correct answer looks. */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
-
+/** The table every benchmark mode runs: the servers, the scenarios, and how a correct answer looks. */
 import { ALLOWED_ORIGIN } from './servers/policy.js';
 
 export interface Server {
   name: string;
   /** Compiled from bench/servers (ours), or bench/peers (JavaScript, with bench/package.json's dependencies). */
   entry: URL;
+  /** Its bars in both charts. */
+  color: string;
+  /** Counted by `--instructions` only: what it shows is a few percent at most, which timing here cannot resolve. */
+  countedOnly?: true;
+  /**
+   * Built another way to answer exactly as this server: checked against it on every route of
+   * servers/policy.ts's ROUTES, header by header, before it is measured.
+   */
+  answersLike?: Server;
 }
 
 export const benchDir = new URL('../../bench/', import.meta.url);
 const ours = (file: string) => new URL(`servers/${file}.js`, import.meta.url);
 const peer = (file: string) => new URL(`peers/${file}.mjs`, benchDir);
 
+const hostWithCors: Server = { name: '@lib/rest + CorsModule', entry: ours('module'), color: '#42a5f5' };
+const tenModules: Server = {
+  name: '@lib/rest + CorsModule, 10 importing modules',
+  entry: ours('ten-modules'),
+  color: '#90caf9',
+  countedOnly: true,
+  answersLike: hostWithCors,
+};
+
 /** The first is the ceiling every other server is compared with. */
 export const servers: Server[] = [
-  { name: 'ceiling (bare node:http)', entry: ours('ceiling') },
-  { name: '@lib/cors standalone', entry: ours('standalone') },
-  { name: '@lib/rest + CorsModule', entry: ours('module') },
-  { name: 'fastify + @fastify/cors', entry: peer('fastify') },
-  { name: 'express + cors', entry: peer('express') },
-  { name: 'hono + hono/cors', entry: peer('hono') },
+  { name: 'ceiling (bare node:http)', entry: ours('ceiling'), color: '#9e9e9e' },
+  { name: '@lib/cors standalone', entry: ours('standalone'), color: '#1565c0' },
+  hostWithCors,
+  tenModules,
+  { name: 'fastify + @fastify/cors', entry: peer('fastify'), color: '#2e7d32' },
+  { name: 'express + cors', entry: peer('express'), color: '#ef6c00' },
+  { name: 'hono + hono/cors', entry: peer('hono'), color: '#8e24aa' },
 ];
+
+/** The servers the timed modes run (the ceiling still first). */
+export const timedServers: Server[] = servers.filter((server) => server.countedOnly !== true);
 
 /** The host's own cost: a GET route of @lib/rest against a bare handler writing the same body. */
 export const hostPair: [bare: Server, host: Server] = [
-  { name: 'bare node:http handler', entry: ours('bare') },
-  { name: '@lib/rest route', entry: ours('host') },
+  { name: 'bare node:http handler', entry: ours('bare'), color: '#9e9e9e' },
+  { name: '@lib/rest route', entry: ours('host'), color: '#42a5f5' },
 ];
+
+/** One importing module against ten: the same routes, policy and scenarios. */
+export const moduleCountPair: [one: Server, ten: Server] = [hostWithCors, tenModules];
 
 export const PATH = '/users/42';
 
@@ -47,7 +69,11 @@ export const scenarios: Scenario[] = [
     method: 'OPTIONS',
     headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,x-request-id' },
     check: (response) =>
-      response.status >= 200 && response.status < 300 && response.headers.get('access-control-allow-origin') === ALLOWED_ORIGIN && response.headers.get('access-control-allow-headers') === 'content-type,x-request-id' && response.headers.get('access-control-max-age') === '600'
+      response.status >= 200 &&
+      response.status < 300 &&
+      response.headers.get('access-control-allow-origin') === ALLOWED_ORIGIN &&
+      response.headers.get('access-control-allow-headers') === 'content-type,x-request-id' &&
+      response.headers.get('access-control-max-age') === '600'
         ? undefined
         : `${response.status}, allow-origin ${response.headers.get('access-control-allow-origin')}, allow-headers ${response.headers.get('access-control-allow-headers')}`,
   },
@@ -55,42 +81,19 @@ export const scenarios: Scenario[] = [
     name: 'GET with Origin',
     method: 'GET',
     headers: { origin: ALLOWED_ORIGIN },
-    check: (response, body) => json(response, body) ?? (response.headers.get('access-control-allow-origin') === ALLOWED_ORIGIN ? undefined : 'no Access-Control-Allow-Origin'),
+    check: (response, body) =>
+      json(response, body) ?? (response.headers.get('access-control-allow-origin') === ALLOWED_ORIGIN ? undefined : 'no Access-Control-Allow-Origin'),
   },
-  { name: 'plain OPTIONS', method: 'OPTIONS', headers: {}, check: (response) => (response.status >= 200 && response.status < 300 ? undefined : `answers ${response.status}`) },
+  {
+    name: 'plain OPTIONS',
+    method: 'OPTIONS',
+    headers: {},
+    check: (response) => (response.status >= 200 && response.status < 300 ? undefined : `answers ${response.status}`),
+  },
   { name: 'GET without Origin', method: 'GET', headers: {}, check: json },
 ];
 
 /** The scenario of that name (the report's sections each use one). */
 export function scenarioNamed(name: 'preflight' | 'GET with Origin' | 'plain OPTIONS' | 'GET without Origin'): Scenario {
   return scenarios.find((scenario) => scenario.name === name)!;
-}
-
-/** `undefined` when the server at `url` answers `scenario` correctly, else what is wrong. */
-export async function verdict(url: string, scenario: Scenario): Promise<string | undefined> {
-  const response = await fetch(url + PATH, { method: scenario.method, headers: scenario.headers });
-  return scenario.check(response, await response.text());
-}
-
-export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-/** The line that heads every report: date, Node, machine. */
-export function machineLine(): string {
-  return `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB`;
-}
-
-/**
- * Replaces one generated section of bench/RESULTS.md (between its begin and end markers, or
- * appended when missing), so each mode rewrites only its own figures and the hand-written
- * record of what changed, kept outside the markers, survives every run.
- */
-export function writeResultsSection(name: string, content: string): void {
-  const file = new URL('RESULTS.md', benchDir);
-  const [begin, end] = [`<!-- begin ${name}: generated by npm run bench -->`, `<!-- end ${name} -->`];
-  const section = `${begin}\n${content.trim()}\n${end}`;
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
-  const from = current.indexOf(begin);
-  const to = current.indexOf(end);
-  const updated = from !== -1 && to > from ? current.slice(0, from) + section + current.slice(to + end.length) : `${current.trimEnd()}\n\n${section}\n`;
-  writeFileSync(file, updated);
 }

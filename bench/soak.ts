@@ -20,14 +20,22 @@ const write = !process.argv.includes('--no-write');
 
 // Every request kind of docs/CONTRACT.md section 3, plus refusals and hostile input: all answered 2xx by design.
 const requests = [
-  { method: 'OPTIONS', path: '/users/1', headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' } },
+  {
+    method: 'OPTIONS',
+    path: '/users/1',
+    headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' },
+  },
   { method: 'GET', path: '/users/1', headers: { origin: ALLOWED_ORIGIN } },
   { method: 'OPTIONS', path: '/posts' },
   { method: 'OPTIONS', path: '/posts', headers: { origin: ALLOWED_ORIGIN } },
   { method: 'GET', path: '/posts/9/comments' },
   { method: 'GET', path: '/users', headers: { origin: 'https://evil.example' } },
   { method: 'OPTIONS', path: '/users', headers: { origin: 'null', 'access-control-request-method': 'POST' } },
-  { method: 'OPTIONS', path: '/users', headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': `${'x-a,'.repeat(200)}x-b` } },
+  {
+    method: 'OPTIONS',
+    path: '/users',
+    headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': `${'x-a,'.repeat(200)}x-b` },
+  },
   { method: 'POST', path: '/users?x=1', headers: { origin: ALLOWED_ORIGIN, 'content-type': 'application/json' }, body: '{}' },
 ] as const;
 

@@ -3,24 +3,51 @@
  * child process, checked for correct answers, warmed up, then timed with autocannon on every
  * scenario in alternating rounds. Writes its section of bench/RESULTS.md, and bench/results.svg.
  */
-import { writeFileSync } from 'node:fs';
-
 import autocannon from 'autocannon';
 
-import { barChart } from './chart.js';
+import { barChart, type BarGroup } from './chart.js';
+import { unlikeAnswers, verdict } from './checks.js';
 import { probe, startServer, type Running } from './child.js';
-import { benchDir, hostPair, machineLine, median, PATH, scenarioNamed, scenarios, servers, verdict, writeResultsSection, type Scenario, type Server } from './scenarios.js';
+import { chartDate, machineLine, median, writeChart, writeResultsSection } from './report.js';
+import { hostPair, PATH, scenarioNamed, scenarios, timedServers as servers, type Scenario, type Server } from './scenarios.js';
 
 const CONNECTIONS = 50;
+const SCALE_SIZES = [10, 1000, 10000];
+
+interface Settings {
+  rounds: number;
+  /** Of each timed run. */
+  seconds: number;
+  scaleRounds: number;
+  scaleSeconds: number;
+  memoryPreflights: number;
+}
+
+const FULL: Settings = { rounds: 5, seconds: 10, scaleRounds: 3, scaleSeconds: 5, memoryPreflights: 1_000_000 };
+const QUICK: Settings = { rounds: 3, seconds: 0.6, scaleRounds: 1, scaleSeconds: 0.5, memoryPreflights: 50_000 };
+
+interface Measure {
+  rps: number;
+  p99: number;
+  /** The server's CPU µs (user + system) per request. */
+  cpu: number;
+}
+
+/** A server's measures over the rounds, by `scenario|server`; `wrong` holds what is wrong with the pairs not measured. */
+interface ScenarioSamples {
+  samples: Map<string, { rps: number[]; p99: number[]; cpu: number[] }>;
+  wrong: Map<string, string>;
+}
 
 const start = (server: Server, extraRoutes = 0): Promise<Running> => startServer(server.entry, { EXTRA_ROUTES: String(extraRoutes) });
+const keyOf = (scenario: Scenario, server: Server) => `${scenario.name}|${server.name}`;
 
 /**
  * Requests per second, p99, and the server's own CPU time per request: on a shared machine the
  * throughput drifts with the neighbours, while CPU per request measures the work each request
  * costs the server, which is what the library controls.
  */
-async function measure(server: Running, scenario: Scenario, seconds: number): Promise<{ rps: number; p99: number; cpu: number }> {
+async function measure(server: Running, scenario: Scenario, seconds: number): Promise<Measure> {
   const cpuBefore = await probe(server.child, 'cpu');
   const result = await autocannon({ url: server.url + PATH, method: scenario.method, headers: scenario.headers, connections: CONNECTIONS, duration: seconds });
   const cpuAfter = await probe(server.child, 'cpu');
@@ -30,21 +57,49 @@ async function measure(server: Running, scenario: Scenario, seconds: number): Pr
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
+/** The steps: the scenarios on every server, the host alone, the route-table scale case, memory; then the report and the chart. */
 export async function timeServers(full: boolean): Promise<void> {
-  const settings = full
-    ? { rounds: 5, seconds: 10, scaleRounds: 3, scaleSeconds: 5, memoryPreflights: 1_000_000 }
-    : { rounds: 3, seconds: 0.6, scaleRounds: 1, scaleSeconds: 0.5, memoryPreflights: 50_000 };
+  const settings = full ? FULL : QUICK;
   const startedAt = Date.now();
+  const scenarioSamples = await timeScenarios(settings);
+  const hostAlone = await timeHostAlone(settings);
+  const scale = await timeRouteScale(settings);
+  const memory = await measureMemory(settings);
 
-  // 1. Scenarios: every server, alternating order each round so drift hits all alike.
-  const running = await Promise.all(servers.map((server) => start(server)));
+  const header = `${machineLine()}; ${full ? 'full' : 'quick'} mode: ${settings.rounds} rounds of ${settings.seconds} s per scenario and server, ${CONNECTIONS} connections, median of the rounds; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`;
+  const { lines: scenarioLines, groups } = scenarioReport(scenarioSamples);
+  const report = [
+    '## Timed: requests/s and server CPU per request',
+    '',
+    header,
+    '',
+    ...scenarioLines,
+    '',
+    ...scaleReport(scale),
+    '',
+    ...hostAloneReport(hostAlone),
+    '',
+    '### Memory',
+    '',
+    ...memory,
+  ].join('\n');
+  console.log(`\n${report}`);
+  writeResultsSection('timed', report);
+  writeChart('results.svg', barChart(`Work per request relative to the bare node:http ceiling: ceiling CPU / server CPU (${chartDate()})`, groups));
+}
+
+/** Every scenario against every server, checked first, in rounds whose order alternates so drift hits all alike. */
+async function timeScenarios(settings: Settings): Promise<ScenarioSamples> {
   const wrong = new Map<string, string>();
-  const samples = new Map<string, { rps: number[]; p99: number[]; cpu: number[] }>();
+  for (const [name, problem] of await unlikeAnswers(servers)) for (const scenario of scenarios) wrong.set(`${scenario.name}|${name}`, problem);
+  const samples: ScenarioSamples['samples'] = new Map();
+  const running = await Promise.all(servers.map((server) => start(server)));
   try {
     for (const scenario of scenarios) {
       for (const [index, server] of servers.entries()) {
+        if (wrong.has(keyOf(scenario, server))) continue;
         const problem = await verdict(running[index]!.url, scenario);
-        if (problem !== undefined) wrong.set(`${scenario.name}|${server.name}`, problem);
+        if (problem !== undefined) wrong.set(keyOf(scenario, server), problem);
         else await measure(running[index]!, scenario, 0.3); // warm-up
       }
     }
@@ -52,7 +107,7 @@ export async function timeServers(full: boolean): Promise<void> {
       for (const scenario of scenarios) {
         const order = round % 2 === 0 ? [...servers.keys()] : [...servers.keys()].reverse();
         for (const index of order) {
-          const key = `${scenario.name}|${servers[index]!.name}`;
+          const key = keyOf(scenario, servers[index]!);
           if (wrong.has(key)) continue;
           const { rps, p99, cpu } = await measure(running[index]!, scenario, settings.seconds);
           const sample = samples.get(key) ?? { rps: [], p99: [], cpu: [] };
@@ -66,36 +121,40 @@ export async function timeServers(full: boolean): Promise<void> {
   } finally {
     for (const { child } of running) child.kill();
   }
+  return { samples, wrong };
+}
 
-  // 1b. The host's own cost: a GET route of @lib/rest against a bare handler writing the same body.
-    const hostScenario = scenarioNamed('GET without Origin');
-  const hostRunning = await Promise.all(hostPair.map((server) => start(server)));
-  const hostSamples: { rps: number[]; cpu: number[] }[] = [
-    { rps: [], cpu: [] },
-    { rps: [], cpu: [] },
-  ];
+/** The host's own cost: a GET route of @lib/rest against a bare handler writing the same body, medians of alternating rounds. */
+async function timeHostAlone(settings: Settings): Promise<[bare: Measure, host: Measure]> {
+  const hostScenario = scenarioNamed('GET without Origin');
+  const running = await Promise.all(hostPair.map((server) => start(server)));
+  const samples = hostPair.map(() => ({ rps: [] as number[], p99: [] as number[], cpu: [] as number[] }));
   try {
     for (const [index, server] of hostPair.entries()) {
-      const problem = await verdict(hostRunning[index]!.url, hostScenario);
+      const problem = await verdict(running[index]!.url, hostScenario);
       if (problem !== undefined) throw new Error(`${server.name} answers wrongly: ${problem}`);
-      await measure(hostRunning[index]!, hostScenario, 0.5);
+      await measure(running[index]!, hostScenario, 0.5);
     }
     for (let round = 0; round < settings.rounds; round++) {
       for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
-        const { rps, cpu } = await measure(hostRunning[index]!, hostScenario, settings.seconds);
-        hostSamples[index]!.rps.push(rps);
-        hostSamples[index]!.cpu.push(cpu);
+        const { rps, p99, cpu } = await measure(running[index]!, hostScenario, settings.seconds);
+        samples[index]!.rps.push(rps);
+        samples[index]!.p99.push(p99);
+        samples[index]!.cpu.push(cpu);
       }
     }
   } finally {
-    for (const { child } of hostRunning) child.kill();
+    for (const { child } of running) child.kill();
   }
+  const [bare, host] = samples.map(({ rps, p99, cpu }) => ({ rps: median(rps), p99: median(p99), cpu: median(cpu) }));
+  return [bare!, host!];
+}
 
-  // 2. Route-table scale: GET with Origin on a route registered after N others.
-  const scaleSizes = [10, 1000, 10000];
+/** Route-table scale: CPU per request of GET with Origin on a route registered after N others, by `N|server`. */
+async function timeRouteScale(settings: Settings): Promise<Map<string, number[]>> {
   const scaleScenario = scenarioNamed('GET with Origin');
   const scale = new Map<string, number[]>();
-  for (const size of scaleSizes) {
+  for (const size of SCALE_SIZES) {
     for (const server of servers.slice(1)) {
       const instance = await start(server, size);
       try {
@@ -112,80 +171,100 @@ export async function timeServers(full: boolean): Promise<void> {
       }
     }
   }
+  return scale;
+}
 
-  // 3. Memory: RSS and heap (after a full collection) once RSS has levelled off, then after as
-  // many preflights again: 1,000,000 (50,000 in quick mode). node:http's own RSS climbs by 20-25
-  // MB over its first million requests whatever answers them, so a short warm-up would blame
-  // the library for node's growth; the ceiling is measured alongside to show it.
-  const memoryReport: string[] = [];
+/**
+ * Memory of the ceiling and the standalone middleware: RSS and heap (after a full collection)
+ * once RSS has levelled off, then after as many preflights again: 1,000,000 (50,000 in quick
+ * mode). node:http's own RSS climbs over its first million requests whatever answers them, so a
+ * short warm-up would blame the library for node's growth; the ceiling is measured alongside to
+ * show it. Returns the report's lines.
+ */
+async function measureMemory(settings: Settings): Promise<string[]> {
+  const lines: string[] = [];
   const preflight = scenarioNamed('preflight');
   for (const server of servers.slice(0, 2)) {
     const instance = await start(server);
     try {
-      const send = () => autocannon({ url: instance.url + PATH, method: preflight.method, headers: preflight.headers, connections: CONNECTIONS, amount: settings.memoryPreflights });
+      const send = () =>
+        autocannon({
+          url: instance.url + PATH,
+          method: preflight.method,
+          headers: preflight.headers,
+          connections: CONNECTIONS,
+          amount: settings.memoryPreflights,
+        });
       const warmUp = await send();
       const before = await probe(instance.child, 'memory');
       const result = await send();
       const after = await probe(instance.child, 'memory');
-      memoryReport.push(
+      lines.push(
         `- ${server.name}: ${result.requests.total.toLocaleString('en')} preflights after a warm-up of ${warmUp.requests.total.toLocaleString('en')}: RSS ${mb(before.rss)} -> ${mb(after.rss)} MB, heap after GC ${mb(before.heapUsed)} -> ${mb(after.heapUsed)} MB (${result.errors + warmUp.errors} errors).`,
       );
     } finally {
       instance.child.kill();
     }
   }
+  return lines;
+}
 
-  // 4. The report.
-  const header = `${machineLine()}; ${full ? 'full' : 'quick'} mode: ${settings.rounds} rounds of ${settings.seconds} s per scenario and server, ${CONNECTIONS} connections, median of the rounds; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`;
+/** The scenario table, as ratios to the ceiling of the same run, and the chart's groups. */
+function scenarioReport({ samples, wrong }: ScenarioSamples): { lines: string[]; groups: BarGroup[] } {
   const lines: string[] = [
-    '## Timed: requests/s and server CPU per request',
-    '',
-    header,
-    '',
     'Requests/s drift with whatever else this shared machine runs; the server\'s CPU time per request (µs, user + system, measured inside the server process) is the steadier measure of the work a request costs. Both are medians of the rounds; "vs ceiling" compares each to the bare node:http server of the same run.',
     '',
-    '| scenario | server | requests/s | vs ceiling | CPU µs/request | ceiling\'s CPU / this CPU | p99 ms |',
+    "| scenario | server | requests/s | vs ceiling | CPU µs/request | ceiling's CPU / this CPU | p99 ms |",
     '|---|---|---:|---:|---:|---:|---:|',
   ];
-  const ratios: { group: string; bars: { label: string; value: number | undefined }[] }[] = [];
+  const groups: BarGroup[] = [];
   for (const scenario of scenarios) {
-    const ceilingSample = samples.get(`${scenario.name}|${servers[0]!.name}`)!;
+    const ceilingSample = samples.get(keyOf(scenario, servers[0]!))!;
     const ceiling = median(ceilingSample.rps);
     const ceilingCpu = median(ceilingSample.cpu);
-    const bars: { label: string; value: number | undefined }[] = [];
+    const bars: BarGroup['bars'] = [];
     for (const server of servers) {
-      const key = `${scenario.name}|${server.name}`;
-      const problem = wrong.get(key);
+      const problem = wrong.get(keyOf(scenario, server));
       if (problem !== undefined) {
         lines.push(`| ${scenario.name} | ${server.name} | not timed: answers wrongly (${problem}) | | | | |`);
-        bars.push({ label: server.name, value: undefined });
+        bars.push({ label: server.name, color: server.color, value: undefined });
         continue;
       }
-      const sample = samples.get(key)!;
+      const sample = samples.get(keyOf(scenario, server))!;
       const rps = median(sample.rps);
       const cpu = median(sample.cpu);
-      lines.push(`| ${scenario.name} | ${server.name} | ${Math.round(rps).toLocaleString('en')} | ${((rps / ceiling) * 100).toFixed(1)}% | ${cpu.toFixed(1)} | ${((ceilingCpu / cpu) * 100).toFixed(1)}% | ${median(sample.p99)} |`);
-      bars.push({ label: server.name, value: (ceilingCpu / cpu) * 100 });
+      lines.push(
+        `| ${scenario.name} | ${server.name} | ${Math.round(rps).toLocaleString('en')} | ${((rps / ceiling) * 100).toFixed(1)}% | ${cpu.toFixed(1)} | ${((ceilingCpu / cpu) * 100).toFixed(1)}% | ${median(sample.p99)} |`,
+      );
+      bars.push({ label: server.name, color: server.color, value: (ceilingCpu / cpu) * 100 });
     }
-    ratios.push({ group: scenario.name, bars });
+    groups.push({ group: scenario.name, bars });
   }
-  lines.push('', `### Route-table scale: GET with Origin, with N routes registered before it (server CPU µs per request)`, '', `| server | ${scaleSizes.map((size) => `${size} routes`).join(' | ')} | ${scaleSizes.at(-1)} vs ${scaleSizes[0]} |`, `|---|${scaleSizes.map(() => '---:').join('|')}|---:|`);
+  return { lines, groups };
+}
+
+function scaleReport(scale: Map<string, number[]>): string[] {
+  const lines = [
+    '### Route-table scale: GET with Origin, with N routes registered before it (server CPU µs per request)',
+    '',
+    `| server | ${SCALE_SIZES.map((size) => `${size} routes`).join(' | ')} | ${SCALE_SIZES.at(-1)} vs ${SCALE_SIZES[0]} |`,
+    `|---|${SCALE_SIZES.map(() => '---:').join('|')}|---:|`,
+  ];
   for (const server of servers.slice(1)) {
-    const values = scaleSizes.map((size) => scale.get(`${size}|${server.name}`));
+    const values = SCALE_SIZES.map((size) => scale.get(`${size}|${server.name}`));
     const first = values[0] === undefined ? undefined : median(values[0]);
     const last = values.at(-1) === undefined ? undefined : median(values.at(-1)!);
-    lines.push(`| ${server.name} | ${values.map((value) => (value === undefined ? 'n/a' : median(value).toFixed(1))).join(' | ')} | ${first && last ? `${(last / first).toFixed(2)} x` : 'n/a'} |`);
+    lines.push(
+      `| ${server.name} | ${values.map((value) => (value === undefined ? 'n/a' : median(value).toFixed(1))).join(' | ')} | ${first && last ? `${(last / first).toFixed(2)} x` : 'n/a'} |`,
+    );
   }
-  const [bare, host] = hostSamples.map(({ rps, cpu }) => ({ rps: median(rps), cpu: median(cpu) })) as [{ rps: number; cpu: number }, { rps: number; cpu: number }];
-  lines.push(
-    '',
+  return lines;
+}
+
+function hostAloneReport([bare, host]: [bare: Measure, host: Measure]): string[] {
+  return [
     '### The host alone',
     '',
     `A GET route of @lib/rest: ${Math.round(host.rps).toLocaleString('en')} requests/s, ${((host.rps / bare.rps) * 100).toFixed(1)}% of a bare node:http handler writing the same body (${Math.round(bare.rps).toLocaleString('en')}); ${host.cpu.toFixed(1)} µs of CPU per request against ${bare.cpu.toFixed(1)} (${((bare.cpu / host.cpu) * 100).toFixed(1)}%).`,
-  );
-  lines.push('', '### Memory', '', ...memoryReport);
-  const report = lines.join('\n');
-  console.log(`\n${report}`);
-  writeResultsSection('timed', report);
-  writeFileSync(new URL('results.svg', benchDir), barChart(`Work per request relative to the bare node:http ceiling: ceiling CPU / server CPU (${new Date().toISOString().slice(0, 10)}, Node ${process.version})`, ratios));
+  ];
 }

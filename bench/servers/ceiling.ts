@@ -8,9 +8,17 @@ import { createServer } from 'node:http';
 import { ALLOWED_ORIGIN, announce, BODY, MAX_AGE } from './policy.js';
 
 const ALLOW_ORIGIN = ['Access-Control-Allow-Origin', ALLOWED_ORIGIN];
-const EMPTY = ['Content-Length', '0'];
-const PREFLIGHT = [...ALLOW_ORIGIN, 'Vary', 'Access-Control-Request-Headers', 'Access-Control-Allow-Methods', 'GET, HEAD, PUT, OPTIONS', 'Access-Control-Max-Age', String(MAX_AGE), ...EMPTY];
-const OPTIONS = [...ALLOW_ORIGIN, 'Allow', 'GET, HEAD, PUT, OPTIONS', ...EMPTY];
+const PREFLIGHT = [
+  ...ALLOW_ORIGIN,
+  'Vary',
+  'Access-Control-Request-Headers',
+  'Access-Control-Allow-Methods',
+  'GET, HEAD, PUT, OPTIONS',
+  'Access-Control-Max-Age',
+  String(MAX_AGE),
+];
+// 204s carry no Content-Length (RFC 9110 8.6), as the engine's do.
+const OPTIONS = [...ALLOW_ORIGIN, 'Allow', 'GET, HEAD, PUT, OPTIONS'];
 const JSON_BODY = [...ALLOW_ORIGIN, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(BODY))];
 
 const server = createServer((req, res) => {

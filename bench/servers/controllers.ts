@@ -41,16 +41,27 @@ export class PostsController {
   }
 }
 
-/** The scale case's extra routes, on one controller built at run time (decorators applied by hand). */
+/**
+ * A controller built at run time (decorators applied by hand), named `name`: one route for each
+ * [method, path], each answering the same JSON body.
+ */
+export function controllerFor(name: string, routes: readonly (readonly [method: string, path: string])[]): Class {
+  const built = {
+    [name]: class {
+      handle(ctx: RequestContext) {
+        sendBody(ctx);
+      }
+    },
+  }[name]!;
+  const descriptor = Object.getOwnPropertyDescriptor(built.prototype, 'handle')!;
+  for (const [method, path] of routes) route(method, path)(built.prototype, 'handle', descriptor);
+  controller()(built);
+  return built;
+}
+
+/** The scale case's extra routes, on one controller built at run time. */
 export function scaleControllers(): Class[] {
   if (EXTRA_PATHS.length === 0) return [];
-  class ScaleController {
-    get(ctx: RequestContext) {
-      sendBody(ctx);
-    }
-  }
-  const descriptor = Object.getOwnPropertyDescriptor(ScaleController.prototype, 'get')!;
-  for (const path of EXTRA_PATHS) route('GET', path)(ScaleController.prototype, 'get', descriptor);
-  controller()(ScaleController);
-  return [ScaleController];
+  const routes = EXTRA_PATHS.map((path) => ['GET', path] as const);
+  return [controllerFor('ScaleController', routes)];
 }

@@ -5,7 +5,10 @@ import { RestApplication, restRootModule } from '@lib/rest';
 import { PostsController, scaleControllers, UsersController } from './controllers.js';
 import { ALLOWED_ORIGIN, announce, MAX_AGE } from './policy.js';
 
-@restRootModule({ imports: [CorsModule.withOpts({ origin: ALLOWED_ORIGIN, maxAge: MAX_AGE })], controllers: [...scaleControllers(), UsersController, PostsController] })
+@restRootModule({
+  imports: [CorsModule.withOpts({ origin: ALLOWED_ORIGIN, maxAge: MAX_AGE })],
+  controllers: [...scaleControllers(), UsersController, PostsController],
+})
 class BenchModule {}
 
 const app = await RestApplication.create(BenchModule);
