@@ -94,12 +94,12 @@ export function preflightCheck(
   if (answer.status < 200 || answer.status > 299) return { code: 'preflight-status', detail: `the preflight was answered ${answer.status}, not a 2xx` };
   const failure = corsCheck(origin, answer, credentials);
   if (failure !== undefined) return failure;
-  const methods = list(answer.headers['access-control-allow-methods']);
+  const methods = splitList(answer.headers['access-control-allow-methods']);
   const wanted = normalizeMethod(method);
   if (!methods.includes(wanted) && !SAFELISTED_METHODS.has(wanted) && (credentials || !methods.includes('*'))) {
     return { code: 'method-not-allowed', detail: `${wanted} is not in Access-Control-Allow-Methods (${methods.join(', ') || 'absent'})` };
   }
-  const allowed = list(answer.headers['access-control-allow-headers']).map((name) => name.toLowerCase());
+  const allowed = splitList(answer.headers['access-control-allow-headers']).map((name) => name.toLowerCase());
   for (const name of headerNames) {
     // '*' never covers Authorization (Fetch), though engines still let it through (README).
     const starCovers = !credentials && allowed.includes('*') && name !== 'authorization';
@@ -110,7 +110,8 @@ export function preflightCheck(
   return undefined;
 }
 
-function list(value: string | undefined): string[] {
+/** The items of a comma-separated header value, trimmed, empty ones dropped. */
+export function splitList(value: string | undefined): string[] {
   return value === undefined
     ? []
     : value

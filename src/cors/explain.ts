@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
-import { corsCheck, preflightCheck, type CheckFailure, type ReasonCode, type SeenAnswer } from './browser-checks.js';
+import { corsCheck, preflightCheck, splitList, type CheckFailure, type ReasonCode, type SeenAnswer } from './browser-checks.js';
 import { isWellFormedOrigin } from './http-grammar.js';
 import type { PathTable } from './path-table.js';
 
@@ -86,7 +86,13 @@ export async function explainRequest(handle: Handler, table: PathTable | undefin
   const credentials = options.credentials ?? false;
   const failure =
     kind === 'preflight'
-      ? preflightCheck(origin, requestedMethod!, listNames(headers['access-control-request-headers']), seen, credentials)
+      ? preflightCheck(
+          origin,
+          requestedMethod!,
+          splitList(headers['access-control-request-headers']).map((name) => name.toLowerCase()),
+          seen,
+          credentials,
+        )
       : corsCheck(origin, seen, credentials);
   if (failure === undefined) {
     if (kind === 'preflight' && recorded.handedOn) {
@@ -214,13 +220,4 @@ function lowerCaseHeaders(headers: ExplainRequest['headers']): Record<string, st
     if (value !== undefined) lower[name.toLowerCase()] = typeof value === 'string' ? value : value.join(', ');
   }
   return lower;
-}
-
-function listNames(value: string | undefined): string[] {
-  return value === undefined
-    ? []
-    : value
-        .split(',')
-        .map((name) => name.trim().toLowerCase())
-        .filter((name) => name !== '');
 }

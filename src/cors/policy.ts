@@ -42,16 +42,10 @@ export interface PolicyContext {
 export function compilePolicy(options: CorsOptions, context: PolicyContext): CorsPolicy {
   const { source } = context;
   const allowCredentials = checkBoolean(options.allowCredentials, 'allowCredentials', source);
-  const timeout = options.originTimeout;
-  if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > 60_000)) {
-    throw new CorsOptionsError(
-      source,
-      'originTimeout',
-      timeout,
-      'is not a whole number of milliseconds from 1 to 60000',
-      'use e.g. 2000; a browser waits for the preflight, so keep it short',
-    );
-  }
+  const timeout = checkWholeNumber(options.originTimeout, 'originTimeout', source, 1, 60_000, {
+    problem: 'is not a whole number of milliseconds from 1 to 60000',
+    fix: 'use e.g. 2000; a browser waits for the preflight, so keep it short',
+  });
   const origin = compileOriginMatcher(options.origin, { ...context, timeout: timeout ?? DEFAULT_ORIGIN_TIMEOUT });
   const allowedHeaders = checkNames(options.allowedHeaders, 'allowedHeaders', source);
   const exposedHeaders = checkNames(options.exposedHeaders, 'exposedHeaders', source);
@@ -110,17 +104,11 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
     }
   }
 
-  const maxAge = options.maxAge;
+  const maxAge = checkWholeNumber(options.maxAge, 'maxAge', source, 0, Number.MAX_SAFE_INTEGER, {
+    problem: 'is not a whole number of seconds >= 0',
+    fix: 'use e.g. 600 (ten minutes); browsers cap it (Chromium at 7200)',
+  });
   if (maxAge !== undefined) {
-    if (typeof maxAge !== 'number' || !Number.isSafeInteger(maxAge) || maxAge < 0) {
-      throw new CorsOptionsError(
-        source,
-        'maxAge',
-        maxAge,
-        'is not a whole number of seconds >= 0',
-        'use e.g. 600 (ten minutes); browsers cap it (Chromium at 7200)',
-      );
-    }
     if (maxAge > BROWSER_MAX_AGE) {
       context.logger.warn(
         `${source}: CorsOptions.maxAge = ${maxAge} is above what Chromium honours (${BROWSER_MAX_AGE} s; Firefox: 86400 s); browsers will cache ` +
@@ -129,16 +117,10 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
     }
   }
 
-  const status = options.optionsSuccessStatus;
-  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 299)) {
-    throw new CorsOptionsError(
-      source,
-      'optionsSuccessStatus',
-      status,
-      'is not a success status (200-299)',
-      'use 204 (the default), or 200 for clients that mishandle 204',
-    );
-  }
+  const status = checkWholeNumber(options.optionsSuccessStatus, 'optionsSuccessStatus', source, 200, 299, {
+    problem: 'is not a success status (200-299)',
+    fix: 'use 204 (the default), or 200 for clients that mishandle 204',
+  });
 
   return Object.freeze({
     origin,
@@ -181,6 +163,22 @@ export function checkOptionsObject(options: unknown, source: string): asserts op
       );
     }
   }
+}
+
+/** `undefined`, or a whole number from `min` to `max`; anything else throws with `message`. */
+function checkWholeNumber(
+  value: unknown,
+  field: string,
+  source: string,
+  min: number,
+  max: number,
+  message: { problem: string; fix: string },
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new CorsOptionsError(source, field, value, message.problem, message.fix);
+  }
+  return value;
 }
 
 function checkBoolean(value: unknown, field: string, source: string): boolean {
