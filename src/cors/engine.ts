@@ -29,8 +29,9 @@ export interface CorsEngineSettings {
 /** The bound on refusal lines, so a flood cannot fill a disk. */
 export const REFUSAL_LINES_PER_SECOND = 5;
 
-/** Set by CorsEngine's static block; declared first, so that block finds it initialised. */
+/** Set by CorsEngine's static block; declared first, so that block finds them initialised. */
 export let moduleAccess: EngineModuleAccess;
+export let adapterAccess: EngineAdapterAccess;
 
 /**
  * Classifies each request on a covered path (docs/CONTRACT.md, section 3) and answers OPTIONS and
@@ -132,6 +133,7 @@ export class CorsEngine {
   };
 
   static {
+    adapterAccess = { lookup: (engine, pathAndQuery) => engine.#lookup(pathAndQuery), allows };
     // CorsModule's way in, outside the public API: routes named by their controller and module,
     // policies it already compiled, and the handler of the OPTIONS twins it adds.
     moduleAccess = {
@@ -193,22 +195,7 @@ export class CorsEngine {
    * every policy but an async origin function.
    */
   #decide(table: PathTable, origin: string, req: IncomingMessage, res: ServerResponse, next: Next, then: Continuation): void {
-    const matcher = table.policy.origin;
-    let allowed: boolean | Promise<boolean>;
-    switch (matcher.kind) {
-      case 'any':
-        allowed = true;
-        break;
-      case 'fixed':
-        // One answer for every origin (rule A): the browser compares the fixed origin with its own.
-        allowed = true;
-        break;
-      case 'none':
-        allowed = false;
-        break;
-      case 'dynamic':
-        allowed = matcher.allows(origin, req);
-    }
+    const allowed = allows(table, origin, req);
     if (allowed === true || allowed === false) {
       if (then(table, req, res, allowed ? origin : undefined)) next();
       return;
@@ -228,6 +215,32 @@ export class CorsEngine {
       if (goOn) next();
     });
   }
+}
+
+/**
+ * Whether the table's policy grants `origin` its answer. Synchronous for every policy but an
+ * async origin function. `req` is whatever the entry point has (an IncomingMessage, a Request),
+ * handed to an origin function as it is.
+ */
+function allows(table: PathTable, origin: string, req: unknown): boolean | Promise<boolean> {
+  const matcher = table.policy.origin;
+  switch (matcher.kind) {
+    case 'any':
+      return true;
+    case 'fixed':
+      // One answer for every origin (rule A): the browser compares the fixed origin with its own.
+      return true;
+    case 'none':
+      return false;
+    case 'dynamic':
+      return matcher.allows(origin, req as IncomingMessage);
+  }
+}
+
+/** What the Web-standard adapter (fetch.ts) reads of an engine: the table of a URL's path, and the origin decision. */
+export interface EngineAdapterAccess {
+  lookup(engine: CorsEngine, pathAndQuery: string): PathTable | undefined;
+  allows(table: PathTable, origin: string, request: unknown): boolean | Promise<boolean>;
 }
 
 /** What CorsModule (src/cors/module) may do with an engine beyond the public API. */
