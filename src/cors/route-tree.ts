@@ -47,6 +47,18 @@ export interface MirrorableRouter extends PathMatching {
 export type FindMyWayRouter = Router.Instance<Router.HTTPVersion.V1> | Router.Instance<Router.HTTPVersion.V2> | MirrorableRouter;
 
 const NO_SEARCH_PARAMS = Object.freeze({});
+
+/**
+ * Whether code may be generated from strings here and now. Asked at seal time, on the first
+ * request: Cloudflare's workerd allows it while a worker loads and forbids it while it serves.
+ */
+function canGenerateCode(): boolean {
+  try {
+    return new Function('return true')() === true;
+  } catch {
+    return false;
+  }
+}
 /**
  * Every covered path is one entry of the tree, filed under GET whatever its methods: find-my-way
  * reaches its GET tree through a field of its own, other methods through a dictionary lookup.
@@ -157,7 +169,9 @@ export class RouteTree {
       return () => table;
     }
     for (const table of this.#records.keys()) Object.freeze(table);
-    router.compile();
+    // Compiled lookups are generated code (new Function), which Cloudflare's workerd forbids while
+    // serving: there the tree is walked as find-my-way walks it uncompiled.
+    if (canGenerateCode()) router.compile();
     // Hot path: one tree walk; the store is the table.
     return (url) => {
       const found = router.find(TREE_METHOD, url);

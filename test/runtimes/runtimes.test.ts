@@ -1,0 +1,166 @@
+/**
+ * @lib/cors/fetch in the runtimes it is for: a Deno server (Deno.serve), a Bun server
+ * (Bun.serve) and a Cloudflare worker (bundled by esbuild, served by workerd), each installed
+ * from the npm registry as a dev dependency, each serving test/runtimes/policy.mjs. Every answer
+ * over HTTP on 127.0.0.1 must be the one the adapter gives in Node for the same request.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import t from 'tap';
+
+import { REPOSITORY } from '../helpers/packing.js';
+
+const BIN = join(REPOSITORY, 'node_modules/.bin');
+const SOURCES = join(REPOSITORY, 'test/runtimes');
+
+interface Seen {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The requests every runtime answers: allowed, refused and credential-less CORS, plain OPTIONS, an uncovered path. */
+const REQUESTS: [string, string, string, Record<string, string>][] = [
+  [
+    'preflight, allowed',
+    'OPTIONS',
+    '/users/7',
+    { Origin: 'https://app.example.com', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'content-type' },
+  ],
+  ['preflight, refused origin', 'OPTIONS', '/users/7', { Origin: 'https://evil.example.com', 'Access-Control-Request-Method': 'PUT' }],
+  ['actual request, allowed', 'GET', '/users/7?full=1', { Origin: 'https://admin.example.com' }],
+  ['actual request, refused origin', 'PUT', '/users/7', { Origin: 'https://evil.example.com' }],
+  ['no Origin', 'GET', '/users/7', {}],
+  ['plain OPTIONS', 'OPTIONS', '/login', {}],
+  ['a path not covered', 'GET', '/elsewhere', { Origin: 'https://app.example.com' }],
+];
+
+function seen(response: Response, body: string): Seen {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers)
+    if (name.startsWith('access-control-') || name === 'vary' || name === 'allow' || name === 'x-request-id') headers[name] = value;
+  return { status: response.status, headers, body };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Starts `command` and resolves once it listens on `port` (or prints "listening <port>"). */
+async function start(command: string, args: string[], port: number | undefined, cwd: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '', NO_COLOR: '1' } });
+  let output = '';
+  const listening = new Promise<number>((resolve, reject) => {
+    const look = (chunk: Buffer) => {
+      output += chunk.toString();
+      const announced = /listening (\d+)/.exec(output);
+      if (announced !== null) resolve(Number(announced[1]));
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', look);
+    child.once('exit', (code) => reject(new Error(`${command} exited with ${code}:\n${output}`)));
+  });
+  // Only awaited for runtimes that announce their port; an exit after the test is no failure.
+  listening.catch(() => {});
+  if (port !== undefined) {
+    // workerd announces nothing: poll its port.
+    for (;;) {
+      try {
+        await fetch(`http://127.0.0.1:${port}/`);
+        return { child, port };
+      } catch {
+        if (child.exitCode !== null) throw new Error(`${command} exited with ${child.exitCode}:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+  return { child, port: await listening };
+}
+
+const runtimes: [string, () => Promise<{ child: ChildProcess; port: number; cleanup?: () => void }>][] = [
+  [
+    'Deno',
+    () =>
+      start(
+        join(BIN, 'deno'),
+        ['run', '--allow-net', '--allow-read', '--allow-env', '--node-modules-dir=manual', join(SOURCES, 'deno-server.mjs'), '0'],
+        undefined,
+        REPOSITORY,
+      ),
+  ],
+  ['Bun', () => start(join(BIN, 'bun'), [join(SOURCES, 'bun-server.mjs')], undefined, REPOSITORY)],
+  [
+    'workerd',
+    async () => {
+      // Bundled as a worker is deployed (one ES module); find-my-way's require('node:assert')
+      // goes through node:module's createRequire, which workerd's Node.js compatibility provides.
+      const dir = mkdtempSync(join(tmpdir(), 'cors-workerd-'));
+      const bundle = spawn(
+        join(BIN, 'esbuild'),
+        [
+          join(SOURCES, 'worker.mjs'),
+          '--bundle',
+          '--format=esm',
+          '--platform=neutral',
+          '--main-fields=module,main',
+          '--external:node:*',
+          "--banner:js=import { createRequire } from 'node:module'; const require = createRequire('/');",
+          `--outfile=${join(dir, 'worker.js')}`,
+          '--log-level=warning',
+        ],
+        { cwd: REPOSITORY, stdio: 'inherit' },
+      );
+      const [code] = await once(bundle, 'exit');
+      if (code !== 0) throw new Error(`esbuild exited with ${code}`);
+      const port = await freePort();
+      writeFileSync(
+        join(dir, 'config.capnp'),
+        `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .worker) ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+const worker :Workerd.Worker = (
+  modules = [ (name = "worker", esModule = embed "worker.js") ],
+  compatibilityDate = "2026-11-01",
+);
+`,
+      );
+      const started = await start(join(BIN, 'workerd'), ['serve', join(dir, 'config.capnp')], port, dir);
+      return { ...started, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  ],
+];
+
+const { handle } = (await import(pathToFileURL(join(SOURCES, 'policy.mjs')).href)) as { handle: (request: Request) => Promise<Response> };
+
+for (const [name, launch] of runtimes) {
+  t.test(`${name} serves the policy as Node does`, { timeout: 60_000 }, async (t) => {
+    const { child, port, cleanup } = await launch();
+    t.teardown(async () => {
+      child.kill();
+      if (child.exitCode === null) await once(child, 'exit');
+      cleanup?.();
+    });
+    for (const [what, method, path, headers] of REQUESTS) {
+      const over = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers });
+      const inNode = await handle(new Request(`http://127.0.0.1${path}`, { method, headers }));
+      t.same(seen(over, await over.text()), seen(inNode, await inNode.text()), `${name}: ${what}`);
+    }
+    const granted = await fetch(`http://127.0.0.1:${port}/users/7`, { headers: { Origin: 'https://admin.example.com' } });
+    t.equal(granted.headers.get('access-control-allow-origin'), 'https://admin.example.com', `${name}: the grant itself`);
+    t.equal(granted.headers.get('access-control-allow-credentials'), 'true');
+    t.same(await granted.json(), { path: '/users/7', method: 'GET' });
+  });
+}
