@@ -39,6 +39,16 @@ export class CorsOptions {
   optionsSuccessStatus?: number;
   /** How long an async origin function may take before the request is denied, in ms. Default 5000. */
   originTimeout?: number;
+  /**
+   * Keeps an origin function's answers: at most `max` origins (the least recently used go first),
+   * each for `ttl` milliseconds. A fault, a timeout or a non-boolean answer is never kept. Default: off.
+   */
+  originCache?: OriginCacheOptions;
+}
+
+export interface OriginCacheOptions {
+  readonly max: number;
+  readonly ttl: number;
 }
 
 /** Where start-up warnings and request-time faults (a throwing origin function) are reported. */
@@ -58,6 +68,7 @@ export const CORS_OPTION_FIELDS = [
   'preflightContinue',
   'optionsSuccessStatus',
   'originTimeout',
+  'originCache',
 ] as const satisfies readonly (keyof CorsOptions)[];
 
 /**

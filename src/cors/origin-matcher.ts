@@ -4,7 +4,7 @@ import { getPublicSuffix } from 'tldts';
 
 import { CorsOptionsError, describeValue } from './errors.js';
 import { isHostLabels, isWellFormedOrigin } from './http-grammar.js';
-import type { CorsLogger, OriginFunction, OriginOption } from './options.js';
+import type { CorsLogger, OriginCacheOptions, OriginFunction, OriginOption } from './options.js';
 
 export type OriginCheck = (origin: string, req: IncomingMessage) => boolean | Promise<boolean>;
 
@@ -27,6 +27,8 @@ interface Context {
   readonly logger: CorsLogger;
   /** Milliseconds an async origin function may take. */
   readonly timeout: number;
+  /** Keep the function's answers (originCache). */
+  readonly cache: OriginCacheOptions | undefined;
 }
 
 const ANY: OriginMatcher = Object.freeze({ kind: 'any' });
@@ -279,8 +281,12 @@ function guardOriginFunction(fn: OriginFunction, context: Context): OriginCheck 
     if (typeof answer === 'boolean') return answer;
     return deny(`${verb} ${describeValue(answer)}, not a boolean${callbackForm && answer === undefined ? CALLBACK_FORM : ''}`);
   };
+  const cache = context.cache === undefined ? undefined : new DecisionCache(context.cache);
   return (origin, req) => {
     if (!isWellFormedOrigin(origin)) return false;
+    // Hot path with a cache: a kept answer is given synchronously, as a list would give it.
+    const kept = cache?.get(origin);
+    if (kept !== undefined) return kept;
     let answer: unknown;
     try {
       answer = fn(origin, req);
@@ -295,6 +301,8 @@ function guardOriginFunction(fn: OriginFunction, context: Context): OriginCheck 
         answer.then(
           (value: unknown) => {
             clearTimeout(timer);
+            // A late answer after the timeout's denial is still kept: it is the function's own.
+            if (typeof value === 'boolean') cache?.set(origin, value);
             resolve(settle(value, 'resolved to'));
           },
           (error: unknown) => {
@@ -304,8 +312,39 @@ function guardOriginFunction(fn: OriginFunction, context: Context): OriginCheck 
         );
       });
     }
+    if (typeof answer === 'boolean') cache?.set(origin, answer);
     return settle(answer, 'returned');
   };
+}
+
+/**
+ * An origin function's answers by origin, at most `max` (least recently used evicted first), each
+ * for `ttl` ms. Only answers the function gave are kept: faults and timeouts never reach it.
+ */
+class DecisionCache {
+  readonly #entries = new Map<string, { allowed: boolean; expires: number }>();
+  readonly #max: number;
+  readonly #ttl: number;
+
+  constructor({ max, ttl }: OriginCacheOptions) {
+    this.#max = max;
+    this.#ttl = ttl;
+  }
+
+  get(origin: string): boolean | undefined {
+    const entry = this.#entries.get(origin);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(origin);
+    if (entry.expires <= Date.now()) return undefined;
+    this.#entries.set(origin, entry); // most recently used last
+    return entry.allowed;
+  }
+
+  set(origin: string, allowed: boolean): void {
+    this.#entries.delete(origin);
+    if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(origin, { allowed, expires: Date.now() + this.#ttl });
+  }
 }
 
 function describeError(error: unknown): string {

@@ -1,7 +1,7 @@
 import { CorsOptionsError, describeValue } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { compileOriginMatcher, type OriginMatcher } from './origin-matcher.js';
-import { CORS_OPTION_FIELDS, type CorsLogger, type CorsOptions } from './options.js';
+import { CORS_OPTION_FIELDS, type CorsLogger, type CorsOptions, type OriginCacheOptions } from './options.js';
 
 /**
  * Validated options, copied: what the per-path tables are built from (path-table.ts joins the
@@ -46,7 +46,8 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
     problem: 'is not a whole number of milliseconds from 1 to 60000',
     fix: 'use e.g. 2000; a browser waits for the preflight, so keep it short',
   });
-  const origin = compileOriginMatcher(options.origin, { ...context, timeout: timeout ?? DEFAULT_ORIGIN_TIMEOUT });
+  const cache = checkOriginCache(options, source);
+  const origin = compileOriginMatcher(options.origin, { ...context, timeout: timeout ?? DEFAULT_ORIGIN_TIMEOUT, cache });
   const allowedHeaders = checkNames(options.allowedHeaders, 'allowedHeaders', source);
   const exposedHeaders = checkNames(options.exposedHeaders, 'exposedHeaders', source);
   const allowedMethods = checkNames(options.allowedMethods, 'allowedMethods', source);
@@ -163,6 +164,39 @@ export function checkOptionsObject(options: unknown, source: string): asserts op
       );
     }
   }
+}
+
+/** `originCache`: for an origin function only, with a size and a time-to-live in range. */
+function checkOriginCache(options: CorsOptions, source: string): OriginCacheOptions | undefined {
+  const cache: unknown = options.originCache;
+  if (cache === undefined) return undefined;
+  if (typeof options.origin !== 'function') {
+    throw new CorsOptionsError(
+      source,
+      'originCache',
+      cache,
+      'keeps the answers of an origin function, and origin is not one',
+      'leave originCache out; lists, patterns and RegExps are matched in memory already',
+    );
+  }
+  if (cache === null || typeof cache !== 'object' || Array.isArray(cache)) {
+    throw new CorsOptionsError(
+      source,
+      'originCache',
+      cache,
+      'is not an object',
+      'use e.g. { max: 1000, ttl: 60000 }: at most 1,000 origins, each kept a minute',
+    );
+  }
+  const { max, ttl } = cache as Record<string, unknown>;
+  return {
+    max: checkWholeNumber(max, 'originCache.max', source, 1, 1_000_000, { problem: 'is not a whole number from 1 to 1000000', fix: 'use e.g. 1000' }) ?? 1000,
+    ttl:
+      checkWholeNumber(ttl, 'originCache.ttl', source, 1, 86_400_000, {
+        problem: 'is not a whole number of milliseconds from 1 to 86400000',
+        fix: 'use e.g. 60000 (a minute)',
+      }) ?? 60_000,
+  };
 }
 
 /** `undefined`, or a whole number from `min` to `max`; anything else throws with `message`. */

@@ -10,7 +10,7 @@ export type { ReasonCode } from './browser-checks.js';
 export type { ExplainOptions, ExplainRequest, Explanation } from './explain.js';
 export { setCorsCookie, type CookieOptions } from './credentials.js';
 export { CorsOptionsError, RouteRegistrationError } from './errors.js';
-export { CorsOptions, type CorsLogger, type OriginFunction, type OriginListEntry, type OriginOption } from './options.js';
+export { CorsOptions, type CorsLogger, type OriginCacheOptions, type OriginFunction, type OriginListEntry, type OriginOption } from './options.js';
 export type { FindMyWayRouter, MirrorableRouter, PathMatching } from './route-tree.js';
 
 /**
