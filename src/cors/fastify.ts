@@ -1,0 +1,210 @@
+/**
+ * `@lib/cors/fastify`: the CORS engine as a fastify 5 plugin. The engine answers; this file only
+ * wires it to fastify:
+ * - every route fastify registers (after the plugin) is mirrored into the engine through the
+ *   `onRoute` hook, with its `config.cors` merged over the plugin's options field by field, or
+ *   left out with `config.cors: false`;
+ * - an `onRequest` hook hands each request to the engine, which answers preflights and plain
+ *   `OPTIONS` itself (then fastify is told with `reply.hijack()`) and sets the CORS headers of
+ *   every other request on the raw response before the handler runs;
+ * - an `OPTIONS *` route lets fastify deliver `OPTIONS` on a path that has no `OPTIONS` route of
+ *   its own to that hook; when the engine hands such a request on (the path is not covered), it
+ *   answers with fastify's own 404;
+ * - an `onSend` hook merges the engine's `Vary` into one a handler set with `reply.header()`,
+ *   which fastify would otherwise write over it.
+ *
+ * Register it with `await` before declaring the routes it should cover: fastify tells a plugin
+ * only about the routes declared after it has loaded.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import vary from 'vary';
+
+import type { CorsOptions, CorsLogger } from './options.js';
+import type { PathMatching } from './route-tree.js';
+import { createCors } from './standalone.js';
+
+export { CorsOptionsError, RouteRegistrationError } from './errors.js';
+export type { CorsLogger, CorsOptions, OriginFunction, OriginListEntry, OriginOption } from './options.js';
+
+/** The plugin's options: the CORS options of every covered route, and two settings of the engine. */
+export interface FastifyCorsOptions extends CorsOptions {
+  /** Start-up warnings and request-time faults. Default: `console`. */
+  logger?: CorsLogger;
+  /** Log one line per refused CORS request (the engine's `debug` setting). Default `false`. */
+  debug?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * `@lib/cors/fastify`: this route's CORS options, merged field by field over the plugin's;
+     * `false` leaves the route out (no CORS headers, no preflight answer for it).
+     */
+    cors?: CorsOptions | boolean;
+  }
+}
+
+/** What the plugin decided for a route, kept in the route's config for the onRequest hook. */
+const ROUTE_STATE = Symbol('@lib/cors/fastify route');
+const COVERED = 'covered';
+const LEFT_OUT = 'left out';
+const CATCH_ALL = 'catch-all';
+type RouteState = typeof COVERED | typeof LEFT_OUT | typeof CATCH_ALL;
+
+/** fastify's options for `register()` itself, which reach the plugin with its own (`logLevel` is used: see below). */
+const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
+const MATCHING_FIELDS = ['ignoreTrailingSlash', 'ignoreDuplicateSlashes', 'caseSensitive', 'useSemicolonDelimiter', 'maxParamLength'] as const;
+const SOURCE = '@lib/cors/fastify';
+
+type RouteConfig = Record<PropertyKey, unknown> & { cors?: unknown };
+type RegisteredRoute = RouteOptions & { routePath: string; path: string; prefix: string };
+
+function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsOptions, done: (error?: Error) => void): void {
+  const { logger, debug, ...rest } = pluginOptions ?? {};
+  const options: Record<string, unknown> = { ...rest };
+  const logLevel = options.logLevel as RouteOptions['logLevel'];
+  for (const name of REGISTER_OPTIONS) delete options[name];
+  const matching = matchingOf(fastify);
+  const log = logger ?? console;
+  let engine: ReturnType<typeof createCors>;
+  try {
+    // Validates the options now: a bad one fails register(), and so ready() and listen().
+    engine = createCors(options as CorsOptions, { logger: log, debug: debug === true, matching, source: SOURCE });
+  } catch (error) {
+    done(error as Error);
+    return;
+  }
+
+  /** Routes covered; with none, the engine would cover every path, so the hooks stay idle. */
+  let covered = 0;
+  /**
+   * `prefix + '/'` twins of the `'/'` routes of a prefixed plugin: fastify serves them beside
+   * `prefix` without telling onRoute. Covered as soon as fastify has them (before the next route,
+   * so a HEAD twin comes after its GET), or at onReady.
+   */
+  let twins: { methods: string[]; path: string; options: CorsOptions | undefined }[] = [];
+  /** Routes declared before the plugin, named once each when a request reaches them. */
+  const unseenNamed = new Set<string>();
+
+  // The route that lets OPTIONS on a path without an OPTIONS route reach the onRequest hook.
+  // Registered before the onRoute hook, and marked, so it is never covered itself.
+  fastify.route({
+    method: 'OPTIONS',
+    url: '*',
+    // Kept out of generated API documentation (@fastify/swagger reads `hide`).
+    schema: { hide: true } as FastifySchema,
+    config: { [ROUTE_STATE]: CATCH_ALL },
+    // register(plugin, { logLevel }) sets the log level of the requests this route receives.
+    ...(logLevel !== undefined && { logLevel }),
+    // Reached only when the engine handed the request on: fastify's 404, as without the plugin.
+    handler: (_request, reply) => void reply.callNotFound(),
+  });
+
+  fastify.addHook('onRoute', function coverRoute(this: FastifyInstance, route: RegisteredRoute) {
+    if (twins.length > 0) coverTwins(this, false);
+    const config = (route.config ?? {}) as RouteConfig;
+    if (config[ROUTE_STATE] === CATCH_ALL) return;
+    const own = config.cors;
+    // A copy: the config object may be the application's, shared between routes.
+    route.config = { ...config, [ROUTE_STATE]: own === false ? LEFT_OUT : COVERED } as RouteOptions['config'];
+    if (own === false) return;
+    const routeOptions = own === undefined || own === true ? undefined : (own as CorsOptions);
+    const methods = Array.isArray(route.method) ? [...route.method] : [route.method as string];
+    engine.route(methods, route.url, routeOptions);
+    covered++;
+    // A `'/'` route of a prefixed plugin comes here as `prefix` (routePath ''); fastify may add
+    // its twin `prefix + '/'` next (not for a route declared as '' itself: hence the check later).
+    if (route.routePath === '' && route.prefix !== '' && route.method !== 'HEAD' && (route.prefixTrailingSlash ?? 'both') === 'both') {
+      twins.push({ methods, path: `${route.prefix}/`, options: routeOptions });
+    }
+  });
+
+  fastify.addHook('onReady', async function coverAndSeal(this: FastifyInstance) {
+    coverTwins(this, true);
+    // The engine seals its route table on its first request, or on explain(): do it now, so no
+    // request pays for it and the table is complete before fastify serves.
+    if (covered > 0) await engine.explain({ method: 'GET', url: '/', headers: {} });
+  });
+
+  fastify.addHook('onRequest', function corsOnRequest(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
+    const route = request.routeOptions;
+    const state = (route.config as unknown as RouteConfig | undefined)?.[ROUTE_STATE] as RouteState | undefined;
+    if (state === undefined && route.url !== undefined) warnUnseen(route.method, route.url);
+    if (state === LEFT_OUT || covered === 0) return next();
+    let handedOn = false;
+    engine.handle(request.raw as IncomingMessage, reply.raw as ServerResponse, (error?: unknown) => {
+      handedOn = true;
+      next(error as Error | undefined);
+    });
+    // The engine answered itself (a preflight, a plain OPTIONS): fastify must not send again.
+    // Still undecided means an async origin function is being asked: the engine then either
+    // calls next() or ends the response, and fastify, never called back, sends nothing.
+    if (!handedOn && reply.raw.writableEnded) reply.hijack();
+  });
+
+  fastify.addHook('onSend', function corsVary(_request: FastifyRequest, reply: FastifyReply, payload: unknown, next: (error: null, payload: unknown) => void) {
+    // fastify writes its own headers with writeHead(), which replaces a Vary the engine set
+    // with setHeader(): keep the engine's fields, then the handler's (the contract's rule A).
+    const engineVary = covered > 0 ? reply.raw.getHeader('vary') : undefined;
+    if (engineVary !== undefined) {
+      const own = reply.getHeader('vary');
+      if (own !== undefined && own !== engineVary) {
+        const fields = String(own).trim();
+        try {
+          reply.header('vary', fields === '' ? engineVary : vary.append(String(engineVary), fields));
+        } catch {
+          // A Vary that is no list of header names: left as the handler set it.
+        }
+      }
+    }
+    next(null, payload);
+  });
+
+  /** Covers the twins fastify has now; at the end (`last`), drops those it never added. */
+  function coverTwins(instance: FastifyInstance, last: boolean): void {
+    const pending = twins;
+    twins = [];
+    for (const twin of pending) {
+      const served = twin.methods.filter((method) => instance.hasRoute({ method: method as 'GET', url: twin.path }));
+      if (served.length > 0) engine.route(served, twin.path, twin.options);
+      else if (!last) twins.push(twin);
+    }
+  }
+
+  function warnUnseen(method: string | string[] | undefined, url: string): void {
+    const name = `${Array.isArray(method) ? method.join(',') : method} ${url}`;
+    if (unseenNamed.has(name)) return;
+    unseenNamed.add(name);
+    log.error(
+      `${SOURCE}: the route ${name} was declared before the plugin was registered, so it has no CORS headers and its preflights are not answered. ` +
+        'Fix: await app.register(fastifyCors, options) before declaring routes.',
+    );
+  }
+
+  done();
+}
+
+/** The path matching of fastify's router, for the engine's table to match as fastify does. */
+function matchingOf(fastify: FastifyInstance): PathMatching {
+  const config = fastify.initialConfig as Readonly<Record<string, unknown>> & { routerOptions?: Readonly<Record<string, unknown>> };
+  const matching: Record<string, unknown> = {};
+  for (const field of MATCHING_FIELDS) {
+    const value = config.routerOptions?.[field] ?? config[field];
+    if (value !== undefined) matching[field] = value;
+  }
+  return matching as PathMatching;
+}
+
+/**
+ * The plugin. Not encapsulated (like a `fastify-plugin` plugin): its hooks apply to the context
+ * it is registered in, and to the routes declared there after it.
+ */
+export const fastifyCors: FastifyPluginCallback<FastifyCorsOptions> = Object.assign(fastifyCorsPlugin, {
+  [Symbol.for('skip-override')]: true,
+  [Symbol.for('fastify.display-name')]: SOURCE,
+  [Symbol.for('plugin-meta')]: { fastify: '5.x', name: SOURCE },
+});
+
+export default fastifyCors;

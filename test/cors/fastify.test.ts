@@ -1,0 +1,542 @@
+/**
+ * `@lib/cors/fastify`: how the plugin wires the engine into fastify 5. The contract's rows are
+ * proved equal to the node middleware's in fastify-contract.test.ts; this file proves the wiring:
+ * routes mirrored through onRoute with config.cors merged or left out, preflights reaching the
+ * engine on paths fastify has no OPTIONS route for, answers sent once, headers kept through
+ * reply.send(), Vary merged, unknown paths left to fastify's 404, per-route policies, options
+ * refused at registration. Over real sockets, except where only start-up is looked at.
+ */
+import { Readable, Writable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
+
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import t, { type Test } from 'tap';
+
+import fastifyCors, { CorsOptionsError, fastifyCors as named, RouteRegistrationError } from '@lib/cors/fastify';
+
+import { captureLogger, corsHeadersOf, fetchAnswer, type RequestHeaders } from '../helpers/http.js';
+
+const LIST = ['https://a.test', 'https://b.test'];
+/** The plugin's logger wherever a test expects nothing logged; checked by the last test. */
+const quiet = captureLogger();
+const preflightOf = (origin: string, method = 'GET', extra: RequestHeaders = {}): RequestHeaders => ({
+  Origin: origin,
+  'Access-Control-Request-Method': method,
+  ...extra,
+});
+
+interface Served {
+  app: FastifyInstance;
+  send(method: string, path: string, headers?: RequestHeaders): ReturnType<typeof fetchAnswer>;
+  /** fastify's own log lines at warn and above (e.g. "Reply was already sent"). */
+  fastifyWarnings: string[];
+}
+
+/** A fastify app built by `build`, listening on 127.0.0.1, closed when the test ends. */
+async function served(t: Test, build: (app: FastifyInstance) => Promise<void> | void, options: FastifyServerOptions = {}): Promise<Served> {
+  const fastifyWarnings: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      fastifyWarnings.push(String(chunk));
+      done();
+    },
+  });
+  const app = Fastify({ logger: { level: 'warn', stream }, ...options });
+  t.teardown(() => app.close());
+  await build(app);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return { app, fastifyWarnings, send: (method, path, headers = {}) => fetchAnswer(`${base}${path}`, method, headers) };
+}
+
+t.test('the module exports the plugin as default and as fastifyCors, not encapsulated', async (t) => {
+  t.equal(named, fastifyCors);
+  const meta = fastifyCors as unknown as Record<symbol, unknown>;
+  t.equal(meta[Symbol.for('skip-override')], true, 'its hooks apply to the context it is registered in');
+  t.match(meta[Symbol.for('plugin-meta')], { fastify: '5.x', name: '@lib/cors/fastify' });
+});
+
+t.test("preflights and plain OPTIONS of a covered path are answered once, by the engine, with that path's methods", async (t) => {
+  const seen: string[] = [];
+  const { send, fastifyWarnings } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: LIST, maxAge: 600 });
+    app.addHook('onResponse', async (request, reply) => void seen.push(`${request.method} ${reply.statusCode}`));
+    app.route({ method: ['GET', 'PUT'], url: '/items/:id', handler: async () => 'item' });
+  });
+
+  const preflight = await send('OPTIONS', '/items/3', preflightOf('https://b.test', 'PUT', { 'Access-Control-Request-Headers': 'x-a' }));
+  t.equal(preflight.status, 204);
+  t.equal(preflight.body, '');
+  t.notOk('content-length' in preflight.headers, 'a 204 carries no Content-Length');
+  t.same(corsHeadersOf(preflight), {
+    'access-control-allow-origin': 'https://b.test',
+    'access-control-allow-methods': 'GET, HEAD, PUT, OPTIONS',
+    'access-control-allow-headers': 'x-a',
+    'access-control-max-age': '600',
+    vary: 'Origin, Access-Control-Request-Headers',
+  });
+
+  const plain = await send('OPTIONS', '/items/3');
+  t.equal(plain.status, 204);
+  t.same(corsHeadersOf(plain), { allow: 'GET, HEAD, PUT, OPTIONS', vary: 'Origin' });
+
+  const refused = await send('OPTIONS', '/items/3', preflightOf('https://evil.test', 'PUT'));
+  t.equal(refused.status, 204);
+  t.same(corsHeadersOf(refused), { vary: 'Origin, Access-Control-Request-Headers' });
+
+  t.same(fastifyWarnings, [], 'fastify never tried to send a second answer');
+  t.same(seen, ['OPTIONS 204', 'OPTIONS 204', 'OPTIONS 204'], "fastify's onResponse hooks still run for the engine's answers");
+});
+
+t.test('an actual response keeps the CORS headers through reply.send, whatever the payload', async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: LIST, exposedHeaders: ['X-Total'], allowCredentials: true });
+    app.get('/json', async () => ({ ok: true }));
+    app.get('/string', (_request, reply) => void reply.code(201).header('X-Total', '3').send('made'));
+    app.get('/stream', (_request, reply) => void reply.type('text/plain').send(Readable.from(['a', 'b'])));
+    app.get('/buffer', (_request, reply) => void reply.send(Buffer.from('raw')));
+    app.get('/throws', async () => {
+      throw Object.assign(new Error('nope'), { statusCode: 409 });
+    });
+    app.get('/crashes', async () => {
+      throw new Error('boom');
+    });
+    app.get('/empty', (_request, reply) => void reply.code(204).send());
+  });
+  const grant = {
+    'access-control-allow-origin': 'https://a.test',
+    'access-control-allow-credentials': 'true',
+    'access-control-expose-headers': 'X-Total',
+    vary: 'Origin',
+  };
+  for (const [path, status, body] of [
+    ['/json', 200, '{"ok":true}'],
+    ['/string', 201, 'made'],
+    ['/stream', 200, 'ab'],
+    ['/buffer', 200, 'raw'],
+    ['/throws', 409, undefined],
+    ['/crashes', 500, undefined],
+    ['/empty', 204, ''],
+  ] as const) {
+    const answer = await send('GET', path, { Origin: 'https://a.test' });
+    t.equal(answer.status, status, path);
+    if (body !== undefined) t.equal(answer.body, body, path);
+    t.same(corsHeadersOf(answer), grant, `${path}: the grant, set before the handler, survives fastify's writeHead`);
+  }
+  const stranger = await send('GET', '/throws', { Origin: 'https://evil.test' });
+  t.equal(stranger.status, 409, 'the handler still runs for a refused origin');
+  t.same(corsHeadersOf(stranger), { vary: 'Origin' });
+});
+
+t.test("Vary: a handler's reply.header('Vary', ...) is merged with the engine's, never replacing it", async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+    app.get('/accept', (_request, reply) => void reply.header('Vary', 'Accept').send('a'));
+    app.get('/both', (_request, reply) => void reply.header('Vary', 'Accept-Encoding, origin').send('b'));
+    app.get('/star', (_request, reply) => void reply.header('Vary', '*').send('c'));
+    app.get('/array', (_request, reply) => void reply.header('Vary', ['Accept', 'Accept-Language']).send('d'));
+    app.get('/fixed', { config: { cors: { origin: 'https://a.test' } } }, (_request, reply) => void reply.header('Vary', 'Accept').send('e'));
+    app.get('/none', (_request, reply) => void reply.send('f'));
+    app.get('/invalid', (_request, reply) => void reply.header('Vary', 'no;good').send('g'));
+    app.get('/blank', (_request, reply) => void reply.header('Vary', ' ').send('h'));
+  });
+  const vary = async (path: string, headers: RequestHeaders = { Origin: 'https://a.test' }) => (await send('GET', path, headers)).headers.vary;
+  t.equal(await vary('/accept'), 'Origin, Accept');
+  t.equal(await vary('/accept', {}), 'Origin, Accept', 'without Origin too (rule A)');
+  t.equal(await vary('/accept', { Origin: 'https://evil.test' }), 'Origin, Accept', 'for a refused origin too');
+  t.equal(await vary('/both'), 'Origin, Accept-Encoding', 'a field already there is not repeated');
+  t.equal(await vary('/star'), '*');
+  t.equal(await vary('/array'), 'Origin, Accept, Accept-Language');
+  t.equal(await vary('/fixed'), 'Accept', "a fixed origin does not vary: only the handler's field");
+  t.equal(await vary('/none'), 'Origin');
+  t.equal(await vary('/invalid'), 'no;good', 'a Vary that is no list of names is left as the handler set it');
+  t.equal(await vary('/blank'), 'Origin', "a blank one does not erase the engine's");
+});
+
+t.test("an unknown path stays fastify's 404, for OPTIONS and preflights too", async (t) => {
+  const build = (withPlugin: boolean) => async (app: FastifyInstance) => {
+    if (withPlugin) await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+    app.get('/known', async () => 'known');
+  };
+  const plain = await served(t, build(false));
+  const withCors = await served(t, build(true));
+  for (const [method, path, headers] of [
+    ['GET', '/unknown', { Origin: 'https://a.test' }],
+    ['OPTIONS', '/unknown', {}],
+    ['OPTIONS', '/unknown', { Origin: 'https://a.test' }],
+    ['OPTIONS', '/unknown/deeper?x=1', preflightOf('https://a.test')],
+    ['OPTIONS', '/knownx', preflightOf('https://a.test')],
+  ] as const) {
+    const expected = await plain.send(method, path, headers);
+    const actual = await withCors.send(method, path, headers);
+    t.equal(actual.status, 404, `${method} ${path}`);
+    t.equal(actual.body, expected.body, `${method} ${path}: fastify's own 404 body`);
+    t.same(corsHeadersOf(actual), {}, `${method} ${path}: no CORS header`);
+  }
+  // On a covered path, another method is fastify's 404 too, with the path's CORS headers: the
+  // engine sets them before the application answers, as the node middleware does.
+  const other = await withCors.send('DELETE', '/known', { Origin: 'https://a.test' });
+  t.equal(other.status, 404);
+  t.same(corsHeadersOf(other), { 'access-control-allow-origin': 'https://a.test', vary: 'Origin' });
+});
+
+t.test('config.cors: false leaves a route out; config.cors: true or absent takes the plugin options', async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+    app.get('/out', { config: { cors: false } }, async () => 'out');
+    app.get('/in', { config: { cors: true } }, async () => 'in');
+    // One path, one method left out: only POST is covered there.
+    app.get('/mixed', { config: { cors: false } }, async () => 'mixed get');
+    app.post('/mixed', async () => 'mixed post');
+  });
+  const out = await send('GET', '/out', { Origin: 'https://a.test' });
+  t.equal(out.body, 'out');
+  t.same(corsHeadersOf(out), {});
+  t.equal((await send('OPTIONS', '/out', preflightOf('https://a.test'))).status, 404, 'no preflight answer: no route fastify knows for OPTIONS');
+  t.equal((await send('OPTIONS', '/out')).status, 404);
+
+  t.same(corsHeadersOf(await send('GET', '/in', { Origin: 'https://a.test' })), { 'access-control-allow-origin': 'https://a.test', vary: 'Origin' });
+
+  const mixedGet = await send('GET', '/mixed', { Origin: 'https://a.test' });
+  t.equal(mixedGet.body, 'mixed get');
+  t.same(corsHeadersOf(mixedGet), {}, 'the GET route is out, though its path is covered for POST');
+  const mixedPost = await send('POST', '/mixed', { Origin: 'https://a.test' });
+  t.same(corsHeadersOf(mixedPost), { 'access-control-allow-origin': 'https://a.test', vary: 'Origin' });
+  const mixedPreflight = await send('OPTIONS', '/mixed', preflightOf('https://a.test', 'POST'));
+  t.equal(mixedPreflight.headers['access-control-allow-methods'], 'POST, OPTIONS', 'the preflight grants the covered methods only');
+});
+
+t.test('with every route left out, nothing is covered (the engine alone would cover every path)', async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger });
+    app.get('/a', { config: { cors: false } }, async () => 'a');
+  });
+  t.same(corsHeadersOf(await send('GET', '/a', { Origin: 'https://x.test' })), {});
+  t.equal((await send('OPTIONS', '/a', preflightOf('https://x.test'))).status, 404);
+  t.equal((await send('OPTIONS', '/elsewhere', preflightOf('https://x.test'))).status, 404);
+});
+
+t.test('config.cors is merged field by field over the plugin options, per path', async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: LIST, maxAge: 600, exposedHeaders: ['X-Total'] });
+    app.get('/public', { config: { cors: { origin: '*' } } }, async () => 'public');
+  });
+  const preflight = await send('OPTIONS', '/public', preflightOf('https://anyone.test'));
+  t.same(corsHeadersOf(preflight), {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+    'access-control-max-age': '600',
+    vary: 'Access-Control-Request-Headers',
+  });
+  t.same(corsHeadersOf(await send('GET', '/public')), { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'X-Total' });
+});
+
+t.test('per-route policies: each path answers its own preflights (what @fastify/cors issues #389 and #332 ask for)', async (t) => {
+  // @fastify/cors answers every preflight from its OPTIONS * route, whose config has no cors:
+  // a route's config.cors never reaches its preflights there. Here the engine knows each path.
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: 'https://default.test' });
+    app.post('/partners', { config: { cors: { origin: ['https://partner-a.test', 'https://partner-b.test'], allowCredentials: true } } }, async () => 'p');
+    app.put('/admin/:id', { config: { cors: { origin: 'https://admin.test', allowedHeaders: ['Authorization'], maxAge: 60 } } }, async () => 'a');
+    app.get('/default', async () => 'd');
+  });
+
+  const partner = await send('OPTIONS', '/partners', preflightOf('https://partner-b.test', 'POST', { 'Access-Control-Request-Headers': 'content-type' }));
+  t.same(corsHeadersOf(partner), {
+    'access-control-allow-origin': 'https://partner-b.test',
+    'access-control-allow-credentials': 'true',
+    'access-control-allow-methods': 'POST, OPTIONS',
+    'access-control-allow-headers': 'content-type',
+    vary: 'Origin, Access-Control-Request-Headers',
+  });
+  const admin = await send('OPTIONS', '/admin/9', preflightOf('https://admin.test', 'PUT', { 'Access-Control-Request-Headers': 'authorization' }));
+  t.same(corsHeadersOf(admin), {
+    'access-control-allow-origin': 'https://admin.test',
+    'access-control-allow-methods': 'PUT, OPTIONS',
+    'access-control-allow-headers': 'Authorization',
+    'access-control-max-age': '60',
+  });
+  const defaults = await send('OPTIONS', '/default', preflightOf('https://default.test'));
+  t.equal(defaults.headers['access-control-allow-origin'], 'https://default.test');
+
+  // Each policy refuses the others' origins.
+  const crossed = await send('OPTIONS', '/partners', preflightOf('https://admin.test', 'POST'));
+  t.notOk('access-control-allow-origin' in crossed.headers, "the admin origin gets no grant on the partners' path");
+  const crossedAdmin = await send('OPTIONS', '/admin/9', preflightOf('https://partner-a.test', 'PUT'));
+  t.equal(crossedAdmin.headers['access-control-allow-origin'], 'https://admin.test', 'a fixed policy names its own origin: the browser refuses the partner');
+  const actual = await send('POST', '/partners', { Origin: 'https://partner-a.test' });
+  t.same(corsHeadersOf(actual), { 'access-control-allow-origin': 'https://partner-a.test', 'access-control-allow-credentials': 'true', vary: 'Origin' });
+});
+
+t.test('two policies on one path are refused when the second route is declared', async (t) => {
+  const app = Fastify();
+  t.teardown(() => app.close());
+  await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+  app.get('/one', async () => 'one');
+  t.throws(() => app.post('/one', { config: { cors: { origin: '*' } } }, async () => 'two'), RouteRegistrationError);
+  // The same options again are one policy: fine.
+  t.doesNotThrow(() => app.put('/one', { config: { cors: { origin: LIST } } }, async () => 'three'));
+});
+
+t.test("an OPTIONS route of the application's own answers plain OPTIONS; preflights stay the engine's unless preflightContinue", async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+    app.get('/own', async () => 'get');
+    app.options('/own', async () => 'own options');
+  });
+  const plain = await send('OPTIONS', '/own', { Origin: 'https://a.test' });
+  t.equal(plain.status, 200);
+  t.equal(plain.body, 'own options');
+  t.same(corsHeadersOf(plain), { 'access-control-allow-origin': 'https://a.test', vary: 'Origin' }, 'rules A and B set before the handler');
+  const preflight = await send('OPTIONS', '/own', preflightOf('https://a.test'));
+  t.equal(preflight.status, 204);
+  t.equal(preflight.body, '');
+  t.equal(preflight.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS');
+});
+
+t.test('preflightContinue hands preflights to the OPTIONS route with the headers set; without one, fastify answers 404', async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: LIST, preflightContinue: true });
+    app.get('/own', async () => 'get');
+    app.options('/own', (_request, reply) => void reply.header('Vary', 'Accept').send('continued'));
+    app.get('/bare', async () => 'bare');
+  });
+  const continued = await send('OPTIONS', '/own', preflightOf('https://a.test'));
+  t.equal(continued.status, 200);
+  t.equal(continued.body, 'continued');
+  t.same(corsHeadersOf(continued), {
+    'access-control-allow-origin': 'https://a.test',
+    'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+    vary: 'Origin, Access-Control-Request-Headers, Accept',
+  });
+  const bare = await send('OPTIONS', '/bare', preflightOf('https://a.test'));
+  t.equal(bare.status, 404, "no OPTIONS route of the application: fastify's 404, as for any missing route");
+});
+
+t.test("HEAD routes: fastify's exposed HEAD routes and explicit ones are covered like GET", async (t) => {
+  for (const exposeHeadRoutes of [true, false]) {
+    const { send } = await served(
+      t,
+      async (app) => {
+        await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+        app.get('/page', async () => 'page');
+        app.get('/explicit', { exposeHeadRoute: false }, async () => 'explicit');
+        app.head('/explicit', (_request, reply) => void reply.send());
+      },
+      { exposeHeadRoutes },
+    );
+    const head = await send('HEAD', '/page', { Origin: 'https://b.test' });
+    t.equal(head.status, exposeHeadRoutes ? 200 : 404, `exposeHeadRoutes: ${exposeHeadRoutes}`);
+    t.same(corsHeadersOf(head), { 'access-control-allow-origin': 'https://b.test', vary: 'Origin' });
+    t.equal((await send('OPTIONS', '/page')).headers.allow, 'GET, HEAD, OPTIONS', 'HEAD right after GET');
+    t.equal((await send('OPTIONS', '/explicit')).headers.allow, 'GET, HEAD, OPTIONS', 'an explicit HEAD route too');
+    t.equal((await send('HEAD', '/explicit', { Origin: 'https://a.test' })).headers['access-control-allow-origin'], 'https://a.test');
+  }
+});
+
+t.test('async origin functions: the engine answers or hands on later, and fastify waits for it', async (t) => {
+  const asked: string[] = [];
+  const { send, fastifyWarnings } = await served(t, async (app) => {
+    await app.register(fastifyCors, {
+      logger: quiet.logger,
+      origin: async (origin) => {
+        asked.push(origin);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return origin.endsWith('.trusted.test');
+      },
+    });
+    app.post('/data', async () => ({ saved: true }));
+  });
+  const preflight = await send('OPTIONS', '/data', preflightOf('https://app.trusted.test', 'POST'));
+  t.equal(preflight.status, 204);
+  t.equal(preflight.headers['access-control-allow-origin'], 'https://app.trusted.test');
+  const refusedPreflight = await send('OPTIONS', '/data', preflightOf('https://evil.test', 'POST'));
+  t.equal(refusedPreflight.status, 204);
+  t.notOk('access-control-allow-origin' in refusedPreflight.headers);
+  const plain = await send('OPTIONS', '/data', { Origin: 'https://app.trusted.test' });
+  t.same(corsHeadersOf(plain), { allow: 'POST, OPTIONS', 'access-control-allow-origin': 'https://app.trusted.test', vary: 'Origin' });
+  const actual = await send('POST', '/data', { Origin: 'https://app.trusted.test' });
+  t.equal(actual.body, '{"saved":true}');
+  t.same(corsHeadersOf(actual), { 'access-control-allow-origin': 'https://app.trusted.test', vary: 'Origin' });
+  const refused = await send('POST', '/data', { Origin: 'https://evil.test' });
+  t.equal(refused.body, '{"saved":true}');
+  t.same(corsHeadersOf(refused), { vary: 'Origin' });
+  t.same(asked, ['https://app.trusted.test', 'https://evil.test', 'https://app.trusted.test', 'https://app.trusted.test', 'https://evil.test']);
+  t.same(fastifyWarnings, []);
+});
+
+t.test("options are validated at registration, with our names; other packages' names get the pointed error", async (t) => {
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [
+      { credentials: true },
+      /credentials = true is the cors package \(and @fastify\/cors, hono\)'s name for allowCredentials\. Fix: use allowCredentials: true/,
+    ],
+    [{ methods: 'GET,POST' }, /methods = "GET,POST" .* name for allowedMethods\. Fix: use allowedMethods: \["GET", "POST"\]/],
+    [{ origin: '*', allowCredentials: true }, /allowCredentials/],
+    [{ origin: 'https://app.example.com/' }, /origin = "https:\/\/app\.example\.com\/"/],
+    [{ orgin: 'https://a.test' }, /did you mean origin\?/],
+  ];
+  for (const [options, message] of cases) {
+    const app = Fastify();
+    await t.rejects(
+      async () => {
+        await app.register(fastifyCors, options as never);
+      },
+      { name: 'CorsOptionsError', message },
+      JSON.stringify(options),
+    );
+    await app.close().catch(() => {});
+  }
+  const error = await Fastify()
+    .register(fastifyCors, { credentials: true } as never)
+    .then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+  t.type(error, CorsOptionsError);
+  t.match((error as CorsOptionsError).message, /^@lib\/cors\/fastify: /, 'the message names the plugin');
+
+  const app = Fastify();
+  t.teardown(() => app.close());
+  await app.register(fastifyCors, { logger: quiet.logger });
+  t.throws(
+    () => app.get('/x', { config: { cors: { credentials: true } as never } }, async () => 'x'),
+    { name: 'CorsOptionsError', message: /allowCredentials/ },
+    'config.cors too, when the route is declared',
+  );
+  t.throws(() => app.get('/y', { config: { cors: 'yes' as never } }, async () => 'y'), { name: 'CorsOptionsError', message: /is not an object/ });
+});
+
+t.test("fastify's register() options are not taken for CORS options; logLevel sets the level of the OPTIONS * route", async (t) => {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+      done();
+    },
+  });
+  const app = Fastify({ logger: { level: 'info', stream } });
+  t.teardown(() => app.close());
+  await app.register(fastifyCors, { logger: quiet.logger, origin: LIST, logLevel: 'silent', prefix: '/ignored' } as never);
+  app.get('/', async () => 'ok');
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  t.equal((await fetchAnswer(`${base}/`, 'OPTIONS', preflightOf('https://a.test'))).status, 204);
+  t.equal((await fetchAnswer(`${base}/`, 'GET')).status, 200);
+  const methods = lines.map((line) => (line.req as { method?: string } | undefined)?.method).filter((method) => method !== undefined);
+  t.same(methods, ['GET'], 'the preflight is not logged, the GET is');
+});
+
+t.test('a route declared before the plugin was registered is named once, with the fix', async (t) => {
+  const { logger, errors } = captureLogger();
+  const { send } = await served(t, async (app) => {
+    app.get('/early', async () => 'early');
+    await app.register(fastifyCors, { logger });
+    app.get('/late', async () => 'late');
+  });
+  t.same(corsHeadersOf(await send('GET', '/early', { Origin: 'https://a.test' })), {});
+  await send('GET', '/early');
+  t.equal((await send('GET', '/late', { Origin: 'https://a.test' })).headers['access-control-allow-origin'], '*');
+  t.equal(errors.length, 1);
+  t.match(errors[0], /GET \/early was declared before the plugin was registered.*await app\.register\(fastifyCors, options\) before declaring routes/);
+});
+
+t.test('without await, routes declared right after register() are not seen, and say so', async (t) => {
+  const { logger, errors } = captureLogger();
+  const { send } = await served(t, (app) => {
+    void app.register(fastifyCors, { logger });
+    app.get('/too-soon', async () => 'x');
+  });
+  t.same(corsHeadersOf(await send('GET', '/too-soon', { Origin: 'https://a.test' })), {});
+  t.match(errors, [/GET \/too-soon was declared before the plugin was registered/]);
+});
+
+t.test('prefixes and encapsulation: the plugin covers the routes of its context and below', async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(
+      async (api) => {
+        await api.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+        api.get('/', async () => 'api root');
+        api.register(async (nested) => void nested.get('/deep', async () => 'deep'), { prefix: '/v1' });
+      },
+      { prefix: '/api' },
+    );
+    app.register(async (sibling) => void sibling.get('/', async () => 'other'), { prefix: '/other' });
+  });
+  for (const path of ['/api', '/api/', '/api/v1/deep']) {
+    const preflight = await send('OPTIONS', path, preflightOf('https://a.test'));
+    t.equal(preflight.status, 204, path);
+    t.equal(preflight.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS', path);
+    t.equal((await send('GET', path, { Origin: 'https://a.test' })).headers['access-control-allow-origin'], 'https://a.test', path);
+  }
+  t.equal((await send('OPTIONS', '/other', preflightOf('https://a.test'))).status, 404, 'a sibling context is not covered');
+  t.same(corsHeadersOf(await send('GET', '/other', { Origin: 'https://a.test' })), {});
+  t.equal((await send('OPTIONS', '/apix', preflightOf('https://a.test'))).status, 404, 'OPTIONS * under the prefix matches /apix, which stays a 404');
+});
+
+t.test('two prefixed contexts, each with its own registration and policy', async (t) => {
+  const { send } = await served(t, async (app) => {
+    for (const [prefix, origin] of [
+      ['/one', 'https://one.test'],
+      ['/two', 'https://two.test'],
+    ] as const) {
+      app.register(
+        async (scope) => {
+          await scope.register(fastifyCors, { logger: quiet.logger, origin });
+          scope.get('/data', async () => prefix);
+        },
+        { prefix },
+      );
+    }
+  });
+  t.equal((await send('OPTIONS', '/one/data', preflightOf('https://one.test'))).headers['access-control-allow-origin'], 'https://one.test');
+  t.equal((await send('OPTIONS', '/two/data', preflightOf('https://two.test'))).headers['access-control-allow-origin'], 'https://two.test');
+  t.equal((await send('GET', '/two/data', { Origin: 'https://two.test' })).headers['access-control-allow-origin'], 'https://two.test');
+});
+
+t.test('a custom not-found handler still answers OPTIONS on unknown paths', async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+    app.setNotFoundHandler((_request, reply) => void reply.code(404).send('custom 404'));
+    app.get('/known', async () => 'known');
+  });
+  for (const headers of [{}, preflightOf('https://a.test')]) {
+    const answer = await send('OPTIONS', '/unknown', headers);
+    t.equal(answer.status, 404);
+    t.equal(answer.body, 'custom 404');
+  }
+});
+
+t.test("the engine matches paths with fastify's router options", async (t) => {
+  const { send } = await served(
+    t,
+    async (app) => {
+      await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+      app.get('/Users/:id', async () => 'user');
+    },
+    { routerOptions: { ignoreTrailingSlash: true, caseSensitive: false } },
+  );
+  for (const path of ['/Users/1', '/users/1/', '/USERS/1']) {
+    const answer = await send('GET', path, { Origin: 'https://a.test' });
+    t.equal(answer.status, 200, path);
+    t.equal(answer.headers['access-control-allow-origin'], 'https://a.test', path);
+    t.equal((await send('OPTIONS', path, preflightOf('https://a.test'))).status, 204, path);
+  }
+});
+
+t.test('debug: refused CORS requests are logged through the logger given', async (t) => {
+  const { logger, warnings } = captureLogger();
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { origin: LIST, logger, debug: true });
+    app.get('/d', async () => 'd');
+  });
+  await send('GET', '/d', { Origin: 'https://evil.test' });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  t.match(warnings, [/CORS refused .*GET \/d from https:\/\/evil\.test/]);
+});
+
+// Queued last: every plugin registered with the quiet logger warned and logged nothing.
+t.test('nothing was logged where nothing should be', async (t) => {
+  t.same(quiet.warnings, []);
+  t.same(quiet.errors, []);
+});
