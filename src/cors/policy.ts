@@ -138,15 +138,7 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
 
 /** An options object as given by a user: an object with known fields only (typos such as `orgin` are refused). */
 export function checkOptionsObject(options: unknown, source: string): asserts options is CorsOptions {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new CorsOptionsError(
-      source,
-      '(options)',
-      options,
-      'is not an object',
-      'pass an object such as { origin: "https://app.example.com" }, or nothing for the defaults',
-    );
-  }
+  checkObject(options, '(options)', source, 'pass an object such as { origin: "https://app.example.com" }, or nothing for the defaults');
   for (const field of Object.keys(options)) {
     if (!(CORS_OPTION_FIELDS as readonly string[]).includes(field)) {
       const value = (options as Record<string, unknown>)[field];
@@ -166,6 +158,10 @@ export function checkOptionsObject(options: unknown, source: string): asserts op
   }
 }
 
+function checkObject(value: unknown, field: string, source: string, fix: string): asserts value is object {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CorsOptionsError(source, field, value, 'is not an object', fix);
+}
+
 /** `originCache`: for an origin function only, with a size and a time-to-live in range. */
 function checkOriginCache(options: CorsOptions, source: string): OriginCacheOptions | undefined {
   const cache: unknown = options.originCache;
@@ -179,15 +175,7 @@ function checkOriginCache(options: CorsOptions, source: string): OriginCacheOpti
       'leave originCache out; lists, patterns and RegExps are matched in memory already',
     );
   }
-  if (cache === null || typeof cache !== 'object' || Array.isArray(cache)) {
-    throw new CorsOptionsError(
-      source,
-      'originCache',
-      cache,
-      'is not an object',
-      'use e.g. { max: 1000, ttl: 60000 }: at most 1,000 origins, each kept a minute',
-    );
-  }
+  checkObject(cache, 'originCache', source, 'use e.g. { max: 1000, ttl: 60000 }: at most 1,000 origins, each kept a minute');
   const { max, ttl } = cache as Record<string, unknown>;
   return {
     max: checkWholeNumber(max, 'originCache.max', source, 1, 1_000_000, { problem: 'is not a whole number from 1 to 1000000', fix: 'use e.g. 1000' }) ?? 1000,
