@@ -6,18 +6,86 @@ import { fileURLToPath } from 'node:url';
 export interface Running {
   child: ChildProcess;
   url: string;
+  /** When the server's own code started (its imports loaded) and when it listened, in ms since its process started. */
+  importedAt: number;
+  listeningAt: number;
+  /** With `keepStderr`: the first error line the child wrote (a crash's, or one its framework logged), shortened. */
+  firstError(): string | undefined;
+}
+
+export interface StartOptions {
+  /** Stops the child and rejects when it has not listened within this many ms. */
+  limitMs?: number;
+  /** Keeps the child's stderr (for firstError()) instead of passing it through. */
+  keepStderr?: boolean;
 }
 
 /**
  * Starts `entry` with --expose-gc (for memory probes after a full collection); resolves once it
- * listens. `wrapper` runs node under another program (valgrind), which keeps the IPC channel.
+ * listens, rejects if it exits first (or outlives `limitMs`). `wrapper` runs node under another
+ * program (valgrind), which keeps the IPC channel.
  */
-export async function startServer(entry: URL, env: Record<string, string> = {}, wrapper: readonly string[] = []): Promise<Running> {
+export async function startServer(
+  entry: URL,
+  env: Record<string, string> = {},
+  wrapper: readonly string[] = [],
+  { limitMs, keepStderr = false }: StartOptions = {},
+): Promise<Running> {
   const [execPath = process.execPath, ...wrapperArgs] = wrapper;
   const execArgv = wrapper.length === 0 ? ['--expose-gc'] : [...wrapperArgs, process.execPath, '--expose-gc'];
-  const child = fork(fileURLToPath(entry), { stdio: 'inherit', execPath, execArgv, env: { ...process.env, ...env } });
-  const [message] = (await once(child, 'message')) as [{ port: number }];
-  return { child, url: `http://127.0.0.1:${message.port}` };
+  const stdio = keepStderr ? (['inherit', 'inherit', 'pipe', 'ipc'] as const) : 'inherit';
+  const child = fork(fileURLToPath(entry), { stdio: stdio as 'inherit', execPath, execArgv, env: { ...process.env, ...env } });
+  const stderr = shortLines();
+  child.stderr?.setEncoding('utf8').on('data', stderr.add);
+  const firstError = () =>
+    stderr
+      .lines()
+      .find((line) => /^\s*(?:Uncaught )?[A-Z]\w*Error\b/.test(line))
+      ?.trim();
+  const message = await new Promise<{ port: number; importedAt: number; listeningAt: number }>((resolve, reject) => {
+    const timer =
+      limitMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            child.off('exit', exited);
+            child.kill('SIGKILL');
+            reject(new Error(`not listening after ${limitMs / 1000} s: stopped`));
+          }, limitMs);
+    const exited = (code: number | null, signal: string | null) => {
+      clearTimeout(timer);
+      reject(new Error(`exited (${signal ?? code}) before listening${firstError() === undefined ? '' : `: ${firstError()}`}`));
+    };
+    child.once('exit', exited);
+    child.once('message', (first: { port: number; importedAt: number; listeningAt: number }) => {
+      clearTimeout(timer);
+      child.off('exit', exited);
+      resolve(first);
+    });
+  });
+  return { child, url: `http://127.0.0.1:${message.port}`, importedAt: message.importedAt, listeningAt: message.listeningAt, firstError };
+}
+
+/**
+ * A child's stderr as its first 100 lines, each cut to its first and last 80 characters: an error
+ * line can be megabytes long (hono's route regex), and its start and end name the cause.
+ */
+function shortLines(): { add(chunk: string): void; lines(): string[] } {
+  const done: string[] = [];
+  let current = '';
+  const cut = (line: string) => (line.length <= 200 ? line : `${line.slice(0, 80)} ... ${line.slice(-80)}`);
+  return {
+    add(chunk) {
+      const parts = chunk.split('\n');
+      for (const [index, part] of parts.entries()) {
+        current = cut(current + part);
+        if (index < parts.length - 1) {
+          if (done.length < 100) done.push(current);
+          current = '';
+        }
+      }
+    },
+    lines: () => [...done, current],
+  };
 }
 
 export function probe(child: ChildProcess, type: 'cpu'): Promise<{ micros: number }>;

@@ -24,7 +24,7 @@ import { barChart, type BarGroup } from './chart.js';
 import { unlikeAnswers, verdict } from './checks.js';
 import { startServer, type Running } from './child.js';
 import { chartDate, machineLine, percent, thousands, writeChart, writeResultsSection } from './report.js';
-import { hostPair, moduleCountPair, PATH, scenarioNamed, scenarios, servers, type Scenario, type Server } from './scenarios.js';
+import { ditsmodTrio, fetchAdapterPair, hostPair, moduleCountPair, PATH, scenarioNamed, scenarios, servers, type Scenario, type Server } from './scenarios.js';
 
 const WARM_UP = 5000;
 const WINDOW = 1000;
@@ -34,7 +34,7 @@ const MAX_WINDOWS = 8;
 
 const run = promisify(execFile);
 
-interface Count {
+export interface Count {
   /** Instructions per request: the mean of the windows that count, i.e. their instructions over their requests. */
   perRequest: number;
   /** Of those windows: (largest - smallest) / mean. */
@@ -61,8 +61,8 @@ class CallgrindServer {
   #dumps = 0;
   #running: Running | undefined;
 
-  async start(server: Server): Promise<Running> {
-    this.#running = await startServer(server.entry, {}, [
+  async start(server: Server, env: Record<string, string>): Promise<Running> {
+    this.#running = await startServer(server.entry, env, [
       'valgrind',
       '--quiet',
       '--fair-sched=yes',
@@ -98,20 +98,28 @@ class CallgrindServer {
   }
 }
 
-/** Counts every scenario `server` answers correctly; a wrong answer is reported instead of a count. */
-async function countServer(server: Server, list: readonly Scenario[]): Promise<Map<string, Count | string>> {
+/**
+ * Counts every scenario `server` answers correctly; a wrong answer is reported instead of a count.
+ * `env` goes to the server (EXTRA_ROUTES for a larger route table); `warmUp` requests of each
+ * scenario go uncounted first.
+ */
+export async function countServer(
+  server: Server,
+  list: readonly Scenario[],
+  { env = {}, warmUp = WARM_UP }: { env?: Record<string, string>; warmUp?: number } = {},
+): Promise<Map<string, Count | string>> {
   const results = new Map<string, Count | string>();
   const callgrind = new CallgrindServer();
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const { url } = await callgrind.start(server);
+    const { url } = await callgrind.start(server, env);
     const correct: Scenario[] = [];
     for (const scenario of list) {
       const problem = await verdict(url, scenario);
       if (problem === undefined) correct.push(scenario);
       else results.set(scenario.name, `not counted: answers wrongly (${problem})`);
     }
-    for (const scenario of correct) await sendSequentially(url, scenario, WARM_UP, agent);
+    for (const scenario of correct) await sendSequentially(url, scenario, warmUp, agent);
     await callgrind.control('--instr=on');
     for (const scenario of correct) {
       await callgrind.dump(); // zeroes whatever came before this scenario
@@ -133,7 +141,7 @@ async function countServer(server: Server, list: readonly Scenario[]): Promise<M
   return results;
 }
 
-async function valgrindVersion(): Promise<string> {
+export async function valgrindVersion(): Promise<string> {
   try {
     return (await run('valgrind', ['--version'])).stdout.trim();
   } catch {
@@ -194,7 +202,7 @@ export async function countInstructions(): Promise<void> {
     '',
     `A GET route of @lib/rest (no CORS): ${thousands(hostCount.perRequest)} instructions per request against ${thousands(bareCount.perRequest)} for a bare node:http handler writing the same body (${percent(bareCount.perRequest / hostCount.perRequest)}).`,
   );
-  lines.push('', ...moduleCountReport(counts));
+  lines.push('', ...moduleCountReport(counts), '', ...adapterReport(counts), '', ...ditsmodReport(counts));
   const report = lines.join('\n');
   console.log(`\n${report}`);
   writeResultsSection('instructions', report);
@@ -218,6 +226,48 @@ function moduleCountReport(counts: Map<string, Map<string, Count | string>>): st
     const change =
       typeof a === 'string' || typeof b === 'string' ? '' : `${b.perRequest >= a.perRequest ? '+' : ''}${percent(b.perRequest / a.perRequest - 1)}`;
     lines.push(`| ${scenario.name} | ${show(a)} | ${show(b)} | ${change} |`);
+  }
+  return lines;
+}
+
+const show = (count: Count | string | undefined): string => (count === undefined ? 'n/a' : typeof count === 'string' ? count : thousands(count.perRequest));
+const signed = (value: number): string => `${value >= 0 ? '+' : ''}${percent(value)}`;
+
+/** @lib/cors/fetch in hono against hono's own cors: the same hono, routes and policy. */
+function adapterReport(counts: Map<string, Map<string, Count | string>>): string[] {
+  const [hono, adapter] = fetchAdapterPair;
+  const lines = [
+    '### The fetch adapter in hono against hono/cors',
+    '',
+    `"${adapter.name}" is hono on @hono/node-server with \`createCors().route()\` of @lib/cors/fetch as its middleware (\`c.res = await cors.handle(c.req.raw, async () => { await next(); return c.res; })\`), in place of hono/cors; the routes, policy and server are those of "${hono.name}".`,
+    '',
+    `| scenario | ${hono.name} | ${adapter.name} | adapter vs hono/cors |`,
+    '|---|---:|---:|---:|',
+  ];
+  for (const scenario of scenarios) {
+    const [a, b] = [counts.get(hono.name)?.get(scenario.name), counts.get(adapter.name)?.get(scenario.name)];
+    const change = typeof a === 'object' && typeof b === 'object' ? signed(b.perRequest / a.perRequest - 1) : '';
+    lines.push(`| ${scenario.name} | ${show(a)} | ${show(b)} | ${change} |`);
+  }
+  return lines;
+}
+
+/** Ditsmod + @ditsmod/cors, whose specification this library implements, against our two servers. */
+function ditsmodReport(counts: Map<string, Map<string, Count | string>>): string[] {
+  const [standalone, host, ditsmod] = ditsmodTrio;
+  const lines = [
+    '### Ditsmod against ours',
+    '',
+    `"${ditsmod.name}": Ditsmod 3.0.0-alpha.3 (@ditsmod/core, @ditsmod/routing, @ditsmod/cors, whose CORS is @ts-stack/cors), a context-scoped controller, the same routes and policy. "x" is Ditsmod's count over ours.`,
+    '',
+    `| scenario | ${standalone.name} | ${host.name} | ${ditsmod.name} | x standalone | x host |`,
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const scenario of scenarios) {
+    const [a, b, c] = [standalone, host, ditsmod].map((server) => counts.get(server.name)?.get(scenario.name));
+    const times = (ours: Count | string | undefined) =>
+      typeof ours === 'object' && typeof c === 'object' ? `${(c.perRequest / ours.perRequest).toFixed(2)} x` : '';
+    lines.push(`| ${scenario.name} | ${show(a)} | ${show(b)} | ${show(c)} | ${times(a)} | ${times(b)} |`);
   }
   return lines;
 }

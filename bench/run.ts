@@ -1,23 +1,36 @@
 /**
- * `npm run bench`: the timed benchmarks, quick (under 3 minutes) or `-- --full` (about 28
- * minutes); `-- --instructions`: instructions per request under callgrind (about 10 minutes).
- * Each writes its own section of bench/RESULTS.md and its chart. Installs the peers first.
+ * `npm run bench`: the timed benchmarks, quick (about 3.5 minutes) or `-- --full` (about 37
+ * minutes); `-- --instructions`: instructions per request under callgrind (about 9 minutes);
+ * `-- --startup`: start-up and memory as the route table grows (about 3.5 minutes). Each writes
+ * its own section of bench/RESULTS.md and its chart. Installs the peers first.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { countInstructions } from './instructions.js';
 import { benchDir } from './scenarios.js';
+import { measureStartup } from './startup.js';
 import { timeServers } from './timed.js';
 
-/** The peers' dependencies live in bench/package.json, installed here on first use. */
+/** Whether bench/node_modules holds every package of bench/package-lock.json, at its version. */
+function peersInstalled(): boolean {
+  const installed = new URL('node_modules/.package-lock.json', benchDir);
+  if (!existsSync(installed)) return false;
+  type Lock = { packages: Record<string, { version?: string; optional?: boolean }> };
+  const wanted = (JSON.parse(readFileSync(new URL('package-lock.json', benchDir), 'utf8')) as Lock).packages;
+  const have = (JSON.parse(readFileSync(installed, 'utf8')) as Lock).packages;
+  return Object.entries(wanted).every(([path, entry]) => path === '' || entry.optional === true || have[path]?.version === entry.version);
+}
+
+/** The peers' dependencies live in bench/package.json, installed here on first use and whenever its lock changes. */
 function ensurePeers(): void {
-  if (existsSync(new URL('node_modules/.package-lock.json', benchDir))) return;
+  if (peersInstalled()) return;
   console.log('installing the peers (bench/package.json)...');
   execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: fileURLToPath(benchDir), stdio: 'inherit' });
 }
 
 ensurePeers();
 if (process.argv.includes('--instructions')) await countInstructions();
+else if (process.argv.includes('--startup')) await measureStartup();
 else await timeServers(process.argv.includes('--full'));

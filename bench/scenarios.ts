@@ -29,15 +29,26 @@ const tenModules: Server = {
   answersLike: hostWithCors,
 };
 
+const standalone: Server = { name: '@lib/cors standalone', entry: ours('standalone'), color: '#1565c0' };
+const fastify: Server = { name: 'fastify + @fastify/cors', entry: peer('fastify'), color: '#2e7d32' };
+const express: Server = { name: 'express + cors', entry: peer('express'), color: '#ef6c00' };
+const hono: Server = { name: 'hono + hono/cors', entry: peer('hono'), color: '#8e24aa' };
+/** Ours in a peer's framework: hono on @hono/node-server, with @lib/cors/fetch as its middleware in place of hono/cors. */
+const honoFetch: Server = { name: 'hono + @lib/cors/fetch', entry: peer('hono-fetch'), color: '#ce93d8' };
+/** Ditsmod 3.0.0-alpha.3, whose @ditsmod/cors the specification comes from. */
+const ditsmod: Server = { name: 'Ditsmod + @ditsmod/cors', entry: peer('ditsmod'), color: '#6d4c41' };
+
 /** The first is the ceiling every other server is compared with. */
 export const servers: Server[] = [
   { name: 'ceiling (bare node:http)', entry: ours('ceiling'), color: '#9e9e9e' },
-  { name: '@lib/cors standalone', entry: ours('standalone'), color: '#1565c0' },
+  standalone,
   hostWithCors,
   tenModules,
-  { name: 'fastify + @fastify/cors', entry: peer('fastify'), color: '#2e7d32' },
-  { name: 'express + cors', entry: peer('express'), color: '#ef6c00' },
-  { name: 'hono + hono/cors', entry: peer('hono'), color: '#8e24aa' },
+  fastify,
+  express,
+  hono,
+  honoFetch,
+  ditsmod,
 ];
 
 /** The servers the timed modes run (the ceiling still first). */
@@ -51,6 +62,21 @@ export const hostPair: [bare: Server, host: Server] = [
 
 /** One importing module against ten: the same routes, policy and scenarios. */
 export const moduleCountPair: [one: Server, ten: Server] = [hostWithCors, tenModules];
+
+/** The fetch adapter against hono's own cors: the same hono, routes and policy. */
+export const fetchAdapterPair: [hono: Server, adapter: Server] = [hono, honoFetch];
+
+/** Ditsmod + @ditsmod/cors against ours. */
+export const ditsmodTrio: [standalone: Server, host: Server, ditsmod: Server] = [standalone, hostWithCors, ditsmod];
+
+/** `--startup`'s reference: the standalone server's own find-my-way router with the same routes, and no CORS. */
+export const routerAlone: Server = { name: 'find-my-way alone (no CORS)', entry: ours('router'), color: '#bdbdbd' };
+
+/** `--startup`: start-up and memory as the route table grows. */
+export const startupServers: Server[] = [standalone, hostWithCors, fastify, express, hono, honoFetch, ditsmod];
+
+/** `--startup`: per-request instructions at the smallest and the largest route table. */
+export const flatnessServers: Server[] = [standalone, hostWithCors];
 
 export const PATH = '/users/42';
 

@@ -18,11 +18,19 @@ export const BODY = JSON.stringify({ id: 1, name: 'Ada' });
 export const EXTRA_PATHS: readonly string[] = Array.from({ length: Number(process.env.EXTRA_ROUTES ?? 0) }, (_, i) => `/scale${i}/items/:id`);
 
 /**
- * Tells the parent process which port the server listens on, and answers its probes: CPU time
+ * When the server's own code starts (ms since the process started): every server imports this
+ * file last, so its framework is loaded by then, and the route list above is made. `--startup`
+ * measures from here to the first answer.
+ */
+export const importedAt = performance.now();
+
+/**
+ * Tells the parent process which port the server listens on (and when its code started and when
+ * it listened, in ms since the process started), and answers its probes: CPU time
  * used so far, and memory (after a full collection when node runs with --expose-gc).
  */
 export function announce(port: number): void {
-  process.send?.({ port });
+  process.send?.({ port, importedAt, listeningAt: performance.now() });
   process.on('message', (message: { type?: string }) => {
     if (message.type === 'cpu') {
       const { user, system } = process.cpuUsage();
