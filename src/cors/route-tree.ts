@@ -49,6 +49,12 @@ export type FindMyWayRouter = Router.Instance<Router.HTTPVersion.V1> | Router.In
 const NO_SEARCH_PARAMS = Object.freeze({});
 
 /**
+ * Up to this many paths, find-my-way's compiled lookup is worth its start-up cost (measured: 1 s
+ * for 10,000 paths, a stack overflow at 100,000; bench --startup).
+ */
+export const COMPILED_LOOKUP_LIMIT = 1000;
+
+/**
  * Whether code may be generated from strings here and now. Asked at seal time, on the first
  * request: Cloudflare's workerd allows it while a worker loads and forbids it while it serves.
  */
@@ -170,8 +176,10 @@ export class RouteTree {
     }
     for (const table of this.#records.keys()) Object.freeze(table);
     // Compiled lookups are generated code (new Function), which Cloudflare's workerd forbids while
-    // serving: there the tree is walked as find-my-way walks it uncompiled.
-    if (canGenerateCode()) router.compile();
+    // serving, and compiling costs about 0.1 ms a path (and overflows the stack near 100,000):
+    // past COMPILED_LOOKUP_LIMIT paths, or where code cannot be generated, the tree is walked as
+    // find-my-way walks it uncompiled.
+    if (this.#records.size <= COMPILED_LOOKUP_LIMIT && canGenerateCode()) router.compile();
     // Hot path: one tree walk; the store is the table.
     return (url) => {
       const found = router.find(TREE_METHOD, url);
