@@ -44,9 +44,15 @@ export function buildPathTable(route: string, policy: CorsPolicy, methods: Itera
   // Paths with one policy and one method list share their answers: 100,000 routes then hold a
   // few lists, not 100,000 copies of them (bench --startup).
   let answers = sharedAnswers.get(policy);
-  if (answers === undefined) sharedAnswers.set(policy, (answers = new Map()));
+  if (answers === undefined) {
+    answers = new Map();
+    sharedAnswers.set(policy, answers);
+  }
   let shared = answers.get(allowed);
-  if (shared === undefined) answers.set(allowed, (shared = buildAnswers(policy, allowed)));
+  if (shared === undefined) {
+    shared = buildAnswers(policy, allowed);
+    answers.set(allowed, shared);
+  }
   return { route, policy, allow: allowed, explicitOptions: registered.includes('OPTIONS'), ...shared };
 }
 

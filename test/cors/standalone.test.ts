@@ -272,6 +272,14 @@ t.test('past a thousand paths the tree is walked uncompiled, and answers the sam
   const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
   t.teardown(server.close);
   const preflight = await server.send('OPTIONS', '/scale1499/items/7', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'PUT' });
-  t.same(corsHeadersOf(preflight), { vary: 'Origin, Access-Control-Request-Headers', 'access-control-allow-origin': 'https://a.test', 'access-control-allow-methods': 'GET, HEAD, PUT, OPTIONS' });
-  t.equal((await server.send('GET', '/scale1500/items/7', { Origin: 'https://a.test' })).body, 'app saw GET /scale1500/items/7', 'an unknown path goes on untouched');
+  t.same(corsHeadersOf(preflight), {
+    vary: 'Origin, Access-Control-Request-Headers',
+    'access-control-allow-origin': 'https://a.test',
+    'access-control-allow-methods': 'GET, HEAD, PUT, OPTIONS',
+  });
+  t.equal(
+    (await server.send('GET', '/scale1500/items/7', { Origin: 'https://a.test' })).body,
+    'app saw GET /scale1500/items/7',
+    'an unknown path goes on untouched',
+  );
 });
