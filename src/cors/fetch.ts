@@ -6,9 +6,8 @@
  * Deno, Bun and workerd's nodejs_compat provide).
  */
 import { adapterAccess, CorsEngine, type CorsEngineSettings } from './engine.js';
-import { isReflectableHeaderList } from './http-grammar.js';
 import type { CorsOptions } from './options.js';
-import type { PathTable } from './path-table.js';
+import { grantedPreflight, type PathTable } from './path-table.js';
 
 export { CorsOptionsError, RouteRegistrationError } from './errors.js';
 export type { CorsLogger, CorsOptions, OriginListEntry, OriginOption } from './options.js';
@@ -68,20 +67,18 @@ function echo(table: PathTable, allowedOrigin: string | undefined): string[] {
 
 /** Row 4, rule C. */
 async function preflight(table: PathTable, request: Request, allowedOrigin: string | undefined, next: FetchHandler): Promise<Response> {
-  const extra: string[] = [];
-  if (allowedOrigin !== undefined) {
-    if (table.varyOnOrigin) extra.push('Access-Control-Allow-Origin', allowedOrigin);
-    const requested = request.headers.get('access-control-request-headers');
-    if (table.reflectRequestHeaders && requested !== null && requested !== '' && isReflectableHeaderList(requested))
-      extra.push('Access-Control-Allow-Headers', requested);
-    if (table.policy.allowPrivateNetwork && request.headers.get('access-control-request-private-network') === 'true') {
-      extra.push('Access-Control-Allow-Private-Network', 'true');
-    }
-  }
-  const whole = allowedOrigin === undefined ? table.preflightRefused : table.preflightGranted;
-  if (!table.policy.preflightContinue) return new Response(null, { status: table.policy.optionsSuccessStatus, headers: pairs(whole, extra) });
+  const whole =
+    allowedOrigin === undefined
+      ? table.preflightRefused
+      : grantedPreflight(
+          table,
+          allowedOrigin,
+          request.headers.get('access-control-request-headers'),
+          request.headers.get('access-control-request-private-network') === 'true',
+        );
+  if (!table.policy.preflightContinue) return new Response(null, { status: table.policy.optionsSuccessStatus, headers: pairs(whole, []) });
   const response = await next(request);
-  return withHeaders(response, (headers) => writePairs(headers, [...whole, ...extra]));
+  return withHeaders(response, (headers) => writePairs(headers, whole));
 }
 
 /** A new answer's headers from the table's pairs (Content-Length left to the runtime, which counts the empty body). */

@@ -1,3 +1,4 @@
+import { isReflectableHeaderList } from './http-grammar.js';
 import type { CorsPolicy } from './policy.js';
 
 /**
@@ -101,6 +102,28 @@ function buildAnswers(policy: CorsPolicy, allowed: string): Answers {
     preflightRefused,
     preflightGranted,
   };
+}
+
+/**
+ * Row 4's whole answer to an allowed origin: the table's granted preflight, then what depends on
+ * the request: the echoed origin (dynamic policies), the request's header list when the policy
+ * reflects it and it passes validation, and the private network grant when asked for and
+ * allowed. A new list, for every writer (node's and the fetch adapter's) to send as it is.
+ */
+export function grantedPreflight(table: PathTable, allowedOrigin: string, requestedHeaders: string | null | undefined, asksPrivateNetwork: boolean): string[] {
+  const headers = table.preflightGranted.slice();
+  if (table.varyOnOrigin) headers.push('Access-Control-Allow-Origin', allowedOrigin);
+  if (
+    table.reflectRequestHeaders &&
+    requestedHeaders !== undefined &&
+    requestedHeaders !== null &&
+    requestedHeaders !== '' &&
+    isReflectableHeaderList(requestedHeaders)
+  ) {
+    headers.push('Access-Control-Allow-Headers', requestedHeaders);
+  }
+  if (asksPrivateNetwork && table.policy.allowPrivateNetwork) headers.push('Access-Control-Allow-Private-Network', 'true');
+  return headers;
 }
 
 /** The path's methods in registration order, HEAD right after GET, OPTIONS last. */

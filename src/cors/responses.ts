@@ -2,8 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import vary from 'vary';
 
-import { isReflectableHeaderList } from './http-grammar.js';
-import type { PathTable } from './path-table.js';
+import { grantedPreflight, type PathTable } from './path-table.js';
 
 /*
  * The writers of the request contract (docs/CONTRACT.md, section 3). The path table holds each
@@ -57,40 +56,17 @@ export function writeOptions(table: PathTable, res: ServerResponse, allowedOrigi
  */
 export function writePreflight(table: PathTable, req: IncomingMessage, res: ServerResponse, allowedOrigin: string | undefined, answer: boolean): void {
   const status = table.policy.optionsSuccessStatus;
-  const whole = allowedOrigin === undefined ? table.preflightRefused : table.preflightGranted;
+  const headers =
+    allowedOrigin === undefined
+      ? table.preflightRefused
+      : grantedPreflight(table, allowedOrigin, req.headers['access-control-request-headers'], req.headers['access-control-request-private-network'] === 'true');
   if (answer && res.getHeaderNames().length === 0) {
-    if (allowedOrigin === undefined) {
-      res.writeHead(status, whole as string[]);
-    } else {
-      const headers = whole.slice();
-      if (table.varyOnOrigin) headers.push('Access-Control-Allow-Origin', allowedOrigin);
-      const requested = reflectedRequestHeaders(table, req);
-      if (requested !== undefined) headers.push('Access-Control-Allow-Headers', requested);
-      if (grantsPrivateNetwork(table, req)) headers.push('Access-Control-Allow-Private-Network', 'true');
-      res.writeHead(status, headers);
-    }
+    res.writeHead(status, headers as string[]);
     res.end();
     return;
   }
-  setPairs(res, whole);
-  if (allowedOrigin !== undefined) {
-    if (table.varyOnOrigin) res.setHeader('Access-Control-Allow-Origin', allowedOrigin);
-    const requested = reflectedRequestHeaders(table, req);
-    if (requested !== undefined) res.setHeader('Access-Control-Allow-Headers', requested);
-    if (grantsPrivateNetwork(table, req)) res.setHeader('Access-Control-Allow-Private-Network', 'true');
-  }
+  setPairs(res, headers);
   if (answer) endEmpty(res, status);
-}
-
-/** The request's header list, when the policy reflects it and it passes validation. */
-function reflectedRequestHeaders(table: PathTable, req: IncomingMessage): string | undefined {
-  if (!table.reflectRequestHeaders) return undefined;
-  const requested = req.headers['access-control-request-headers'];
-  return requested !== undefined && requested !== '' && isReflectableHeaderList(requested) ? requested : undefined;
-}
-
-function grantsPrivateNetwork(table: PathTable, req: IncomingMessage): boolean {
-  return table.policy.allowPrivateNetwork && req.headers['access-control-request-private-network'] === 'true';
 }
 
 /**
