@@ -4,7 +4,7 @@ import { RouteRegistrationError } from './errors.js';
 import { explainRequest, type ExplainOptions, type ExplainRequest, type Explanation } from './explain.js';
 import { mergeCorsOptions, sameOptions, type CorsLogger, type CorsOptions } from './options.js';
 import type { PathTable } from './path-table.js';
-import { checkOptionsObject, compilePolicy, type CorsPolicy } from './policy.js';
+import { checkOptionsObject, compilePolicy, compileUserOptions, type CorsPolicy } from './policy.js';
 import { answerOptions, answerPreflight, continueActual, type Continuation } from './request-kinds.js';
 import { endEmpty } from './responses.js';
 import { RouteTree, type FindMyWayRouter, type MirrorableRouter, type PathLookup, type PathMatching } from './route-tree.js';
@@ -52,10 +52,10 @@ export class CorsEngine {
     this.#logger = settings.logger ?? console;
     this.#source = settings.source ?? 'createCors()';
     this.#tree = new RouteTree(settings.matching);
-    checkOptionsObject(options, this.#source);
     // A copy: changing the caller's object later must not change routes registered later.
-    this.#options = mergeCorsOptions(options, undefined);
-    this.#policy = compilePolicy(this.#options, { source: this.#source, logger: this.#logger });
+    const compiled = compileUserOptions(options, { source: this.#source, logger: this.#logger });
+    this.#options = compiled.options;
+    this.#policy = compiled.policy;
     this.handle = settings.debug === true ? this.#logRefusals() : this.#answer;
   }
 

@@ -1,7 +1,7 @@
 import { CorsOptionsError, describeValue } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { compileOriginMatcher, type OriginMatcher } from './origin-matcher.js';
-import { CORS_OPTION_FIELDS, type CorsLogger, type CorsOptions, type OriginCacheOptions } from './options.js';
+import { CORS_OPTION_FIELDS, mergeCorsOptions, type CorsLogger, type CorsOptions, type OriginCacheOptions } from './options.js';
 
 /**
  * Validated options, copied: what the per-path tables are built from (path-table.ts joins the
@@ -134,6 +134,16 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
     preflightContinue: checkBoolean(options.preflightContinue, 'preflightContinue', source),
     optionsSuccessStatus: status ?? 204,
   });
+}
+
+/**
+ * A user's options object, as createCors() or CorsModule.withOpts() receive it: checked, copied
+ * (so that later changes to the caller's object change nothing) and compiled.
+ */
+export function compileUserOptions(options: unknown, context: PolicyContext): { options: CorsOptions; policy: CorsPolicy } {
+  checkOptionsObject(options, context.source);
+  const copy = mergeCorsOptions(options, undefined);
+  return { options: copy, policy: compilePolicy(copy, context) };
 }
 
 /** An options object as given by a user: an object with known fields only (typos such as `orgin` are refused). */

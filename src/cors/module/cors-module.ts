@@ -15,7 +15,7 @@ import { restModule, type RestInitContext, type RouteInfo } from '@lib/rest';
 import { warnOnceAboutWildcard } from '../credentials.js';
 import { CorsEngine, moduleAccess } from '../engine.js';
 import { CorsOptions, mergeCorsOptions, type CorsLogger } from '../options.js';
-import { checkOptionsObject, compilePolicy } from '../policy.js';
+import { compileUserOptions } from '../policy.js';
 import { CorsService } from './cors-service.js';
 import { layerCorsOptions } from './layers.js';
 import { ApplicationCors } from './application-cors.js';
@@ -39,11 +39,10 @@ class CorsInitHook implements InitHook<RestInitContext> {
     const moduleName = tokenName(context.module);
     const logger = this.logger ?? console;
     // The module's own options are checked (and warned about) here, once, under their own name.
-    const moduleSource = `CorsModule.withOpts() imported by ${moduleName}`;
-    const moduleOptions = this.options ?? {};
-    checkOptionsObject(moduleOptions, moduleSource);
-    const baseOptions = mergeCorsOptions(moduleOptions, undefined);
-    const basePolicy = compilePolicy(baseOptions, { source: moduleSource, logger });
+    const { options: baseOptions, policy: basePolicy } = compileUserOptions(this.options ?? {}, {
+      source: `CorsModule.withOpts() imported by ${moduleName}`,
+      logger,
+    });
     if (context.routes.length === 0) return;
     let cors = this.application.engine;
     if (cors === undefined) {
