@@ -31,6 +31,8 @@ const tenModules: Server = {
 
 const standalone: Server = { name: '@lib/cors standalone', entry: ours('standalone'), color: '#1565c0' };
 const fastify: Server = { name: 'fastify + @fastify/cors', entry: peer('fastify'), color: '#2e7d32' };
+/** Ours in a peer's framework: the same fastify, with the @lib/cors/fastify plugin in place of @fastify/cors. */
+const fastifyLib: Server = { name: 'fastify + @lib/cors/fastify', entry: peer('fastify-lib'), color: '#81c784' };
 const express: Server = { name: 'express + cors', entry: peer('express'), color: '#ef6c00' };
 const hono: Server = { name: 'hono + hono/cors', entry: peer('hono'), color: '#8e24aa' };
 /** Ours in a peer's framework: hono on @hono/node-server, with @lib/cors/fetch as its middleware in place of hono/cors. */
@@ -45,6 +47,7 @@ export const servers: Server[] = [
   hostWithCors,
   tenModules,
   fastify,
+  fastifyLib,
   express,
   hono,
   honoFetch,
@@ -63,8 +66,11 @@ export const hostPair: [bare: Server, host: Server] = [
 /** One importing module against ten: the same routes, policy and scenarios. */
 export const moduleCountPair: [one: Server, ten: Server] = [hostWithCors, tenModules];
 
-/** The fetch adapter against hono's own cors: the same hono, routes and policy. */
-export const fetchAdapterPair: [hono: Server, adapter: Server] = [hono, honoFetch];
+/** Our adapters against their frameworks' own CORS: the same framework, routes and policy in each pair. */
+export const adapterPairs: [framework: Server, adapter: Server][] = [
+  [fastify, fastifyLib],
+  [hono, honoFetch],
+];
 
 /** Ditsmod + @ditsmod/cors against ours. */
 export const ditsmodTrio: [standalone: Server, host: Server, ditsmod: Server] = [standalone, hostWithCors, ditsmod];
@@ -73,10 +79,10 @@ export const ditsmodTrio: [standalone: Server, host: Server, ditsmod: Server] = 
 export const routerAlone: Server = { name: 'find-my-way alone (no CORS)', entry: ours('router'), color: '#bdbdbd' };
 
 /** `--startup`: start-up and memory as the route table grows. */
-export const startupServers: Server[] = [standalone, hostWithCors, fastify, express, hono, honoFetch, ditsmod];
+export const startupServers: Server[] = [standalone, hostWithCors, fastify, fastifyLib, express, hono, honoFetch, ditsmod];
 
 /** `--startup`: per-request instructions at the smallest and the largest route table. */
-export const flatnessServers: Server[] = [standalone, hostWithCors];
+export const flatnessServers: Server[] = [standalone, hostWithCors, tenModules];
 
 export const PATH = '/users/42';
 
