@@ -24,7 +24,19 @@ import { barChart, type BarGroup } from './chart.js';
 import { unlikeAnswers, verdict } from './checks.js';
 import { startServer, type Running } from './child.js';
 import { chartDate, machineLine, percent, thousands, writeChart, writeResultsSection } from './report.js';
-import { adapterPairs, ditsmodTrio, hostPair, moduleCountPair, PATH, scenarioNamed, scenarios, servers, type Scenario, type Server } from './scenarios.js';
+import {
+  adapterPairs,
+  ditsmodTrio,
+  hostPair,
+  moduleCountPair,
+  originLookupTrio,
+  PATH,
+  scenarioNamed,
+  scenarios,
+  servers,
+  type Scenario,
+  type Server,
+} from './scenarios.js';
 
 const WARM_UP = 5000;
 const WINDOW = 1000;
@@ -33,6 +45,9 @@ const TOLERANCE = 0.01;
 const MAX_WINDOWS = 8;
 
 const run = promisify(execFile);
+
+/** The requests an origin policy answers: the ones that carry an Origin. */
+const ORIGIN_SCENARIOS = [scenarioNamed('preflight'), scenarioNamed('GET with Origin')];
 
 export interface Count {
   /** Instructions per request: the mean of the windows that count, i.e. their instructions over their requests. */
@@ -62,7 +77,7 @@ class CallgrindServer {
   #running: Running | undefined;
 
   async start(server: Server, env: Record<string, string>): Promise<Running> {
-    this.#running = await startServer(server.entry, env, [
+    this.#running = await startServer(server.entry, { ...server.env, ...env }, [
       'valgrind',
       '--quiet',
       '--fair-sched=yes',
@@ -166,6 +181,7 @@ export async function countInstructions(): Promise<void> {
     );
   }
   for (const server of hostPair) counts.set(server.name, await countServer(server, [getNoOrigin]));
+  for (const server of originLookupTrio) counts.set(server.name, await countServer(server, ORIGIN_SCENARIOS));
   const [bare, host] = hostPair.map((server) => counts.get(server.name));
 
   const lines = [
@@ -202,7 +218,7 @@ export async function countInstructions(): Promise<void> {
     '',
     `A GET route of @lib/rest (no CORS): ${thousands(hostCount.perRequest)} instructions per request against ${thousands(bareCount.perRequest)} for a bare node:http handler writing the same body (${percent(bareCount.perRequest / hostCount.perRequest)}).`,
   );
-  lines.push('', ...moduleCountReport(counts), '', ...adapterReport(counts), '', ...ditsmodReport(counts));
+  lines.push('', ...moduleCountReport(counts), '', ...adapterReport(counts), '', ...ditsmodReport(counts), '', ...originLookupReport(counts));
   const report = lines.join('\n');
   console.log(`\n${report}`);
   writeResultsSection('instructions', report);
@@ -276,6 +292,28 @@ function ditsmodReport(counts: Map<string, Map<string, Count | string>>): string
     const times = (ours: Count | string | undefined) =>
       typeof ours === 'object' && typeof c === 'object' ? `${(c.perRequest / ours.perRequest).toFixed(2)} x` : '';
     lines.push(`| ${scenario.name} | ${show(a)} | ${show(b)} | ${show(c)} | ${times(a)} | ${times(b)} |`);
+  }
+  return lines;
+}
+
+/** A static list of origins, an origin function awaiting a lookup, and that function with originCache. */
+function originLookupReport(counts: Map<string, Map<string, Count | string>>): string[] {
+  const [list, lookup, cached] = originLookupTrio;
+  const lines = [
+    '### Origins kept in a database: an async origin function, with and without originCache',
+    '',
+    'The standalone server of the main table with a dynamic origin policy in place of its one origin (servers/origin-lookup.ts): ' +
+      `"${list.name}"; "${lookup.name}" (async, answering one event-loop turn later, by \`setImmediate\`, as the cheapest real lookup would); ` +
+      `"${cached.name}" (\`originCache: { max: 1000, ttl: 60000 }\`: after the first request the answer is kept and given synchronously).`,
+    '',
+    '| scenario | static list | lookup | with originCache | lookup vs list | with originCache vs list |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const scenario of ORIGIN_SCENARIOS) {
+    const [a, b, c] = originLookupTrio.map((server) => counts.get(server.name)?.get(scenario.name));
+    const versus = (other: Count | string | undefined) =>
+      typeof a === 'object' && typeof other === 'object' ? signed(other.perRequest / a.perRequest - 1) : '';
+    lines.push(`| ${scenario.name} | ${show(a)} | ${show(b)} | ${show(c)} | ${versus(b)} | ${versus(c)} |`);
   }
   return lines;
 }

@@ -14,6 +14,8 @@ export interface Server {
    * servers/policy.ts's ROUTES, header by header, before it is measured.
    */
   answersLike?: Server;
+  /** Given to its process, beside what a mode sets (EXTRA_ROUTES). */
+  env?: Record<string, string>;
 }
 
 export const benchDir = new URL('../../bench/', import.meta.url);
@@ -74,6 +76,21 @@ export const adapterPairs: [framework: Server, adapter: Server][] = [
 
 /** Ditsmod + @ditsmod/cors against ours. */
 export const ditsmodTrio: [standalone: Server, host: Server, ditsmod: Server] = [standalone, hostWithCors, ditsmod];
+
+/** A standalone server (servers/origin-lookup.ts) with the origin policy ORIGIN_POLICY names. */
+const withOriginPolicy = (policy: string, name: string, color: string): Server => ({
+  name: `@lib/cors standalone, ${name}`,
+  entry: ours('origin-lookup'),
+  color,
+  env: { ORIGIN_POLICY: policy },
+});
+
+/** Origins kept in a database: a static list, an origin function awaiting a lookup, and that function with originCache. */
+export const originLookupTrio: [list: Server, lookup: Server, cached: Server] = [
+  withOriginPolicy('list', 'a static list of 2 origins', '#1565c0'),
+  withOriginPolicy('lookup', 'an origin function awaiting a lookup', '#ffb300'),
+  withOriginPolicy('cached-lookup', 'the same function with originCache', '#ffe082'),
+];
 
 /** `--startup`'s reference: the standalone server's own find-my-way router with the same routes, and no CORS. */
 export const routerAlone: Server = { name: 'find-my-way alone (no CORS)', entry: ours('router'), color: '#bdbdbd' };

@@ -39,7 +39,7 @@ interface ScenarioSamples {
   wrong: Map<string, string>;
 }
 
-const start = (server: Server, extraRoutes = 0): Promise<Running> => startServer(server.entry, { EXTRA_ROUTES: String(extraRoutes) });
+const start = (server: Server, extraRoutes = 0): Promise<Running> => startServer(server.entry, { ...server.env, EXTRA_ROUTES: String(extraRoutes) });
 const keyOf = (scenario: Scenario, server: Server) => `${scenario.name}|${server.name}`;
 
 /**
