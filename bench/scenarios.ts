@@ -42,28 +42,18 @@ const honoFetch: Server = { name: 'hono + @lib/cors/fetch', entry: peer('hono-fe
 /** Ditsmod 3.0.0-alpha.3, whose @ditsmod/cors the specification comes from. */
 const ditsmod: Server = { name: 'Ditsmod + @ditsmod/cors', entry: peer('ditsmod'), color: '#6d4c41' };
 
+const ceiling: Server = { name: 'ceiling (bare node:http)', entry: ours('ceiling'), color: '#9e9e9e' };
+
 /** The first is the ceiling every other server is compared with. */
-export const servers: Server[] = [
-  { name: 'ceiling (bare node:http)', entry: ours('ceiling'), color: '#9e9e9e' },
-  standalone,
-  hostWithCors,
-  tenModules,
-  fastify,
-  fastifyLib,
-  express,
-  hono,
-  honoFetch,
-  ditsmod,
-];
+export const servers: Server[] = [ceiling, standalone, hostWithCors, tenModules, fastify, fastifyLib, express, hono, honoFetch, ditsmod];
 
 /** The servers the timed modes run (the ceiling still first). */
 export const timedServers: Server[] = servers.filter((server) => server.countedOnly !== true);
 
+const restRoute: Server = { name: '@lib/rest route', entry: ours('host'), color: '#42a5f5' };
+
 /** The host's own cost: a GET route of @lib/rest against a bare handler writing the same body. */
-export const hostPair: [bare: Server, host: Server] = [
-  { name: 'bare node:http handler', entry: ours('bare'), color: '#9e9e9e' },
-  { name: '@lib/rest route', entry: ours('host'), color: '#42a5f5' },
-];
+export const hostPair: [bare: Server, host: Server] = [{ name: 'bare node:http handler', entry: ours('bare'), color: '#9e9e9e' }, restRoute];
 
 /** One importing module against ten: the same routes, policy and scenarios. */
 export const moduleCountPair: [one: Server, ten: Server] = [hostWithCors, tenModules];
@@ -95,6 +85,21 @@ export const originLookupTrio: [list: Server, lookup: Server, cached: Server] = 
 /** `--startup`'s reference: the standalone server's own find-my-way router with the same routes, and no CORS. */
 export const routerAlone: Server = { name: 'find-my-way alone (no CORS)', entry: ours('router'), color: '#bdbdbd' };
 
+/**
+ * The GET with Origin, from the ceiling to our servers, one piece of work added at each step:
+ * the handler's setHeader() calls in place of one writeHead(); the application's route lookup;
+ * then the CORS middleware. The host's steps: its route without CORS, then with CorsModule.
+ */
+export const getPathSteps: { standalone: Server[]; host: Server[] } = {
+  standalone: [
+    ceiling,
+    { name: 'ceiling, headers by setHeader()', entry: ours('ceiling'), color: '#9e9e9e', env: { CEILING_WRITES: 'setHeader' } },
+    { ...routerAlone, name: 'find-my-way app, Access-Control-Allow-Origin by setHeader() (no CORS)' },
+    standalone,
+  ],
+  host: [{ ...restRoute, name: '@lib/rest route (no CORS)' }, hostWithCors],
+};
+
 /** `--startup`: start-up and memory as the route table grows. */
 export const startupServers: Server[] = [standalone, hostWithCors, fastify, fastifyLib, express, hono, honoFetch, ditsmod];
 
@@ -111,7 +116,8 @@ export interface Scenario {
   check(response: Response, body: string): string | undefined;
 }
 
-const json = (response: Response, body: string) => (response.status === 200 && body.includes('"Ada"') ? undefined : `${response.status} ${body.slice(0, 40)}`);
+export const json = (response: Response, body: string) =>
+  response.status === 200 && body.includes('"Ada"') ? undefined : `${response.status} ${body.slice(0, 40)}`;
 export const scenarios: Scenario[] = [
   {
     name: 'preflight',

@@ -8,6 +8,7 @@ import autocannon from 'autocannon';
 import { barChart, type BarGroup } from './chart.js';
 import { unlikeAnswers, verdict } from './checks.js';
 import { probe, startServer, type Running } from './child.js';
+import { timeRuntimes } from './runtimes.js';
 import { chartDate, machineLine, median, writeChart, writeResultsSection } from './report.js';
 import { hostPair, PATH, scenarioNamed, scenarios, timedServers as servers, type Scenario, type Server } from './scenarios.js';
 
@@ -57,11 +58,12 @@ async function measure(server: Running, scenario: Scenario, seconds: number): Pr
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
-/** The steps: the scenarios on every server, the host alone, the route-table scale case, memory; then the report and the chart. */
+/** The steps: the scenarios on every server, hono on Deno and Bun, the host alone, the route-table scale case, memory; then the report and the chart. */
 export async function timeServers(full: boolean): Promise<void> {
   const settings = full ? FULL : QUICK;
   const startedAt = Date.now();
   const scenarioSamples = await timeScenarios(settings);
+  const runtimes = await timeRuntimes(settings.rounds, settings.seconds, CONNECTIONS);
   const hostAlone = await timeHostAlone(settings);
   const scale = await timeRouteScale(settings);
   const memory = await measureMemory(settings);
@@ -74,6 +76,8 @@ export async function timeServers(full: boolean): Promise<void> {
     header,
     '',
     ...scenarioLines,
+    '',
+    ...runtimes,
     '',
     ...scaleReport(scale),
     '',

@@ -1,0 +1,30 @@
+// The hono application of the hono peers, with one of two CORS middlewares: hono's own cors ('hono'), or
+// @lib/cors/fetch as the main README shows it ('lib', each route also given to the adapter with route()). The
+// routes and policy are the benchmark's. Served by @hono/node-server (hono.mjs, hono-fetch.mjs), Deno or Bun
+// (hono-runtime.mjs).
+import { Hono } from 'hono';
+import { cors as honoCors } from 'hono/cors';
+import { createCors } from '@lib/cors/fetch';
+
+import { ALLOWED_ORIGIN, BODY, EXTRA_PATHS, MAX_AGE, ROUTES } from '../../build/bench/servers/policy.js';
+
+export function honoApp(corsKind) {
+  const app = new Hono();
+  const cors = corsKind === 'lib' ? createCors({ origin: ALLOWED_ORIGIN, maxAge: MAX_AGE }) : undefined;
+  if (cors === undefined) {
+    app.use('*', honoCors({ origin: ALLOWED_ORIGIN, maxAge: MAX_AGE }));
+  } else {
+    app.use(async (c, next) => {
+      c.res = await cors.handle(c.req.raw, async () => {
+        await next();
+        return c.res;
+      });
+    });
+  }
+  const handler = (c) => c.body(BODY, 200, { 'Content-Type': 'application/json; charset=utf-8' });
+  for (const [method, path] of [...EXTRA_PATHS.map((path) => ['GET', path]), ...ROUTES]) {
+    cors?.route(method, path);
+    app.on(method, path, handler);
+  }
+  return app;
+}
