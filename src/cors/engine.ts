@@ -74,19 +74,16 @@ export class CorsEngine {
    */
   route(methods: string | readonly string[], path: string, options?: CorsOptions): this {
     const list = typeof methods === 'string' ? [methods] : methods;
-    this.#route(list, path, options, `route ${list.join(',')} ${path}`);
+    this.#route(list, path, options, routeLabel(list, path));
     return this;
   }
 
-  #route(list: readonly string[], path: string, options: CorsOptions | undefined, label: string): void {
+  #route(list: readonly string[], path: string, options: CorsOptions | undefined, label: string): PathTable {
     this.#assertOpen('route()');
-    if (options === undefined) {
-      this.#tree.add(list, path, this.#options, this.#policy, label);
-    } else {
-      checkOptionsObject(options, label);
-      const merged = mergeCorsOptions(this.#options, options);
-      this.#tree.add(list, path, merged, this.#routePolicy(merged, label), label);
-    }
+    if (options === undefined) return this.#tree.add(list, path, this.#options, this.#policy, label);
+    checkOptionsObject(options, label);
+    const merged = mergeCorsOptions(this.#options, options);
+    return this.#tree.add(list, path, merged, this.#routePolicy(merged, label), label);
   }
 
   /**
@@ -128,12 +125,27 @@ export class CorsEngine {
       if (origin === undefined || !table.varyOnOrigin) return answerOptions(table, req, res, undefined) ? next() : undefined;
       return this.#decide(table, origin, req, res, next, answerOptions);
     }
-    if (origin === undefined || !table.varyOnOrigin) return continueActual(table, req, res, undefined) ? next() : undefined;
-    return this.#decide(table, origin, req, res, next, continueActual);
+    return this.#actual(table, req, res, next);
   };
 
+  /** Rows 3 and 5, on a covered path: the grant set, then the application. */
+  #actual(table: PathTable, req: IncomingMessage, res: ServerResponse, next: Next): void {
+    const origin = req.headers.origin;
+    if (origin === undefined || !table.varyOnOrigin) return continueActual(table, req, res, undefined) ? next() : undefined;
+    return this.#decide(table, origin, req, res, next, continueActual);
+  }
+
   static {
-    adapterAccess = { lookup: (engine, pathAndQuery) => engine.#lookup(pathAndQuery), allows };
+    adapterAccess = {
+      lookup: (engine, pathAndQuery) => engine.#lookup(pathAndQuery),
+      allows,
+      route: (engine, methods, path, options) => engine.#route(methods, path, options, routeLabel(methods, path)),
+      handleActual: (engine, table, req, res, next) => {
+        // With debug on, every request goes through handle(), which logs refusals.
+        if (engine.handle !== engine.#answer) engine.handle(req, res, next);
+        else engine.#actual(table, req, res, next);
+      },
+    };
     // CorsModule's way in, outside the public API: routes named by their controller and module,
     // policies it already compiled, and the handler of the OPTIONS twins it adds.
     moduleAccess = {
@@ -217,6 +229,9 @@ export class CorsEngine {
   }
 }
 
+/** How a route() registration is named in errors. */
+const routeLabel = (methods: readonly string[], path: string): string => `route ${methods.join(',')} ${path}`;
+
 /**
  * Whether the table's policy grants `origin` its answer. Synchronous for every policy but an
  * async origin function. `req` is whatever the entry point has (an IncomingMessage, a Request),
@@ -237,10 +252,16 @@ function allows(table: PathTable, origin: string, req: unknown): boolean | Promi
   }
 }
 
-/** What the Web-standard adapter (fetch.ts) reads of an engine: the table of a URL's path, and the origin decision. */
+/** What the adapters (fetch.ts, fastify.ts) read of an engine beyond the public API. */
 export interface EngineAdapterAccess {
+  /** The table of a URL's path. */
   lookup(engine: CorsEngine, pathAndQuery: string): PathTable | undefined;
+  /** The origin decision. */
   allows(table: PathTable, origin: string, request: unknown): boolean | Promise<boolean>;
+  /** route(), returning the path's table: a framework that has routed a request already can hand it back to handleActual(). */
+  route(engine: CorsEngine, methods: readonly string[], path: string, options: CorsOptions | undefined): PathTable;
+  /** handle() of a request that is no OPTIONS, on the path of `table`, without looking the path up again. */
+  handleActual(engine: CorsEngine, table: PathTable, req: IncomingMessage, res: ServerResponse, next: Next): void;
 }
 
 /** What CorsModule (src/cors/module) may do with an engine beyond the public API. */

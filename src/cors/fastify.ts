@@ -6,12 +6,13 @@
  *   left out with `config.cors: false`;
  * - an `onRequest` hook hands each request to the engine, which answers preflights and plain
  *   `OPTIONS` itself (then fastify is told with `reply.hijack()`) and sets the CORS headers of
- *   every other request on the raw response before the handler runs;
+ *   every other request on the raw response before the handler runs; fastify has routed such a
+ *   request already, so the engine is given the route's path table rather than looking it up;
  * - an `OPTIONS *` route lets fastify deliver `OPTIONS` on a path that has no `OPTIONS` route of
  *   its own to that hook; when the engine hands such a request on (the path is not covered), it
  *   answers with fastify's own 404;
- * - an `onSend` hook merges the engine's `Vary` into one a handler set with `reply.header()`,
- *   which fastify would otherwise write over it.
+ * - on routes whose answers vary by origin, an `onSend` hook merges the engine's `Vary` into one
+ *   a handler set with `reply.header()`, which fastify would otherwise write over it.
  *
  * Register it with `await` before declaring the routes it should cover: fastify tells a plugin
  * only about the routes declared after it has loaded.
@@ -23,6 +24,8 @@ import vary from 'vary';
 
 import type { CorsOptions, CorsLogger } from './options.js';
 import type { PathMatching } from './route-tree.js';
+import { adapterAccess } from './engine.js';
+import type { PathTable } from './path-table.js';
 import { createCors } from './standalone.js';
 
 export { CorsOptionsError, RouteRegistrationError } from './errors.js';
@@ -48,6 +51,13 @@ declare module 'fastify' {
 
 /** What the plugin decided for a route, kept in the route's config for the onRequest hook. */
 const ROUTE_STATE = Symbol('@lib/cors/fastify route');
+/** A covered route's path table, kept in its config beside ROUTE_STATE. */
+const ROUTE_TABLE = Symbol('@lib/cors/fastify path table');
+/**
+ * A covered route's actual-response headers when its policy is constant (rule A: the same for
+ * every request, whatever its origin), as an object for `reply.headers()`.
+ */
+const ROUTE_CONSTANT_HEADERS = Symbol('@lib/cors/fastify constant headers');
 const COVERED = 'covered';
 const LEFT_OUT = 'left out';
 const CATCH_ALL = 'catch-all';
@@ -107,12 +117,20 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     const config = (route.config ?? {}) as RouteConfig;
     if (config[ROUTE_STATE] === CATCH_ALL) return;
     const own = config.cors;
-    // A copy: the config object may be the application's, shared between routes.
-    route.config = { ...config, [ROUTE_STATE]: own === false ? LEFT_OUT : COVERED } as RouteOptions['config'];
-    if (own === false) return;
+    if (own === false) {
+      // A copy: the config object may be the application's, shared between routes.
+      route.config = { ...config, [ROUTE_STATE]: LEFT_OUT } as RouteOptions['config'];
+      return;
+    }
     const routeOptions = own === undefined || own === true ? undefined : (own as CorsOptions);
     const methods = Array.isArray(route.method) ? [...route.method] : [route.method as string];
-    engine.route(methods, route.url, routeOptions);
+    const table = adapterAccess.route(engine, methods, route.url, routeOptions);
+    // With debug on, every request goes to the engine, which logs the ones a browser refuses.
+    const constant = table.varyOnOrigin || debug === true ? undefined : headersOf(table.actualAnswer);
+    route.config = { ...config, [ROUTE_STATE]: COVERED, [ROUTE_TABLE]: table, [ROUTE_CONSTANT_HEADERS]: constant } as RouteOptions['config'];
+    // Only a policy that varies by origin has a Vary of the engine's on actual responses to keep.
+    const onSend = hooksOf(route.onSend);
+    if (table.varyOnOrigin && !onSend.includes(corsVary)) route.onSend = [...onSend, corsVary];
     covered++;
     // A `'/'` route of a prefixed plugin comes here as `prefix` (routePath ''); fastify may add
     // its twin `prefix + '/'` next (not for a route declared as '' itself: hence the check later).
@@ -130,11 +148,27 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
 
   fastify.addHook('onRequest', function corsOnRequest(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
     const route = request.routeOptions;
-    const state = (route.config as unknown as RouteConfig | undefined)?.[ROUTE_STATE] as RouteState | undefined;
+    const config = route.config as unknown as RouteConfig | undefined;
+    const state = config?.[ROUTE_STATE] as RouteState | undefined;
     if (state === undefined && route.url !== undefined) warnUnseen(route.method, route.url);
     if (state === LEFT_OUT || covered === 0) return next();
+    const table = config?.[ROUTE_TABLE] as PathTable | undefined;
+    const raw = request.raw as IncomingMessage;
+    if (table !== undefined && raw.method !== 'OPTIONS') {
+      const constant = config?.[ROUTE_CONSTANT_HEADERS] as Record<string, string> | undefined;
+      if (constant !== undefined) {
+        // Given to fastify's own headers, they go out in its one writeHead(): a header set on
+        // the raw response makes node:http set every other one of the answer one by one.
+        reply.headers(constant);
+        return next();
+      }
+      // An actual request on a covered route: the headers are set synchronously, or once an
+      // async origin function has answered; either way the engine calls next().
+      adapterAccess.handleActual(engine, table, raw, reply.raw as ServerResponse, next as (error?: unknown) => void);
+      return;
+    }
     let handedOn = false;
-    engine.handle(request.raw as IncomingMessage, reply.raw as ServerResponse, (error?: unknown) => {
+    engine.handle(raw, reply.raw as ServerResponse, (error?: unknown) => {
       handedOn = true;
       next(error as Error | undefined);
     });
@@ -144,10 +178,10 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     if (!handedOn && reply.raw.writableEnded) reply.hijack();
   });
 
-  fastify.addHook('onSend', function corsVary(_request: FastifyRequest, reply: FastifyReply, payload: unknown, next: (error: null, payload: unknown) => void) {
+  function corsVary(_request: FastifyRequest, reply: FastifyReply, payload: unknown, next: (error: null, payload: unknown) => void): void {
     // fastify writes its own headers with writeHead(), which replaces a Vary the engine set
     // with setHeader(): keep the engine's fields, then the handler's (the contract's rule A).
-    const engineVary = covered > 0 ? reply.raw.getHeader('vary') : undefined;
+    const engineVary = reply.raw.getHeader('vary');
     if (engineVary !== undefined) {
       const own = reply.getHeader('vary');
       if (own !== undefined && own !== engineVary) {
@@ -160,7 +194,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       }
     }
     next(null, payload);
-  });
+  }
 
   /** Covers the twins fastify has now; at the end (`last`), drops those it never added. */
   function coverTwins(instance: FastifyInstance, last: boolean): void {
@@ -184,6 +218,18 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   }
 
   done();
+}
+
+/** Flat [name, value, ...] pairs as an object. */
+function headersOf(pairs: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < pairs.length; i += 2) headers[pairs[i]!] = pairs[i + 1]!;
+  return headers;
+}
+
+/** A route's hooks of one kind as a list (fastify takes one function or a list). */
+function hooksOf<Hook>(hooks: Hook | Hook[] | undefined): Hook[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** The path matching of fastify's router, for the engine's table to match as fastify does. */

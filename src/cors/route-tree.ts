@@ -100,7 +100,8 @@ export class RouteTree {
     this.#matching = wanted;
   }
 
-  add(methods: readonly string[], path: string, options: CorsOptions, policy: CorsPolicy, source: string): void {
+  /** Covers `path` for `methods`; returns the path's table (one object per path, completed in place as methods are added). */
+  add(methods: readonly string[], path: string, options: CorsOptions, policy: CorsPolicy, source: string): PathTable {
     if (methods.length === 0) throw new RouteRegistrationError(source, path, 'is given no method', 'give one method or an array of them, e.g. ["GET", "POST"]');
     for (const method of methods) {
       if (typeof method !== 'string' || !isHttpToken(method)) {
@@ -130,7 +131,7 @@ export class RouteTree {
         );
       }
       this.#records.set(created, record);
-      return;
+      return created;
     }
     const [table, existing] = found;
     if (existing.policy !== policy && !sameOptions(existing.options, options)) {
@@ -147,6 +148,7 @@ export class RouteTree {
     }
     for (const method of methods) existing.methods.add(method);
     Object.assign(table, buildPathTable(table.route, existing.policy, existing.methods));
+    return table;
   }
 
   /** An already registered path, under any spelling of it ('/a/:x' and '/a/:y' are one route). */

@@ -128,6 +128,37 @@ t.test('an actual response keeps the CORS headers through reply.send, whatever t
   t.same(corsHeadersOf(stranger), { vary: 'Origin' });
 });
 
+t.test("under a constant policy the grant goes into fastify's own headers, and survives errors and a 404 of fastify's", async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: 'https://a.test', exposedHeaders: ['X-Total'], allowCredentials: true });
+    app.get('/json', async () => ({ ok: true }));
+    app.get('/raw-vary', (_request, reply) => void reply.header('Vary', 'Accept').send('a'));
+    app.get('/throws', async () => {
+      throw Object.assign(new Error('nope'), { statusCode: 409 });
+    });
+    app.get('/crashes', async () => {
+      throw new Error('boom');
+    });
+    app.get('/not-found', (_request, reply) => void reply.callNotFound());
+  });
+  // Rule A: the whole grant on every answer, to any origin and to none, and no Vary of the engine's.
+  const grant = { 'access-control-allow-origin': 'https://a.test', 'access-control-allow-credentials': 'true', 'access-control-expose-headers': 'X-Total' };
+  for (const [path, status] of [
+    ['/json', 200],
+    ['/throws', 409],
+    ['/crashes', 500],
+    ['/not-found', 404],
+  ] as const) {
+    for (const headers of [{ Origin: 'https://a.test' }, { Origin: 'https://evil.test' }, {}] as Record<string, string>[]) {
+      const answer = await send('GET', path, headers);
+      t.equal(answer.status, status, `${path} ${JSON.stringify(headers)}`);
+      t.same(corsHeadersOf(answer), grant, `${path} ${JSON.stringify(headers)}: the grant`);
+    }
+  }
+  const varied = await send('GET', '/raw-vary', { Origin: 'https://a.test' });
+  t.same(corsHeadersOf(varied), { ...grant, vary: 'Accept' }, "the handler's Vary is its own: a constant policy adds none");
+});
+
 t.test("Vary: a handler's reply.header('Vary', ...) is merged with the engine's, never replacing it", async (t) => {
   const { send } = await served(t, async (app) => {
     await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
