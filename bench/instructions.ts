@@ -278,7 +278,7 @@ const signed = (value: number): string => `${value >= 0 ? '+' : ''}${percent(val
 const ADAPTER_WIRING: Record<string, string> = {
   'fastify + @lib/cors/fastify': 'the @lib/cors/fastify plugin registered with `await` before the routes, each route mirrored through `onRoute`',
   'hono + @lib/cors/fetch':
-    '`createCors().route()` of @lib/cors/fetch as its middleware (`c.res = await cors.handle(c.req.raw, async () => { await next(); return c.res; })`)',
+    '`createCors().route()` of @lib/cors/fetch as its middleware, as the main README shows it (`c.res` assigned only when the adapter answered itself or copied the response)',
 };
 
 /** Our adapters against their frameworks' own CORS: the same framework, routes and policy in each pair. */

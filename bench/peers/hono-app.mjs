@@ -15,10 +15,12 @@ export function honoApp(corsKind) {
     app.use('*', honoCors({ origin: ALLOWED_ORIGIN, maxAge: MAX_AGE }));
   } else {
     app.use(async (c, next) => {
-      c.res = await cors.handle(c.req.raw, async () => {
+      let handled;
+      const response = await cors.handle(c.req.raw, async () => {
         await next();
-        return c.res;
+        return (handled = c.res);
       });
+      if (response !== handled) c.res = response;
     });
   }
   const handler = (c) => c.body(BODY, 200, { 'Content-Type': 'application/json; charset=utf-8' });
