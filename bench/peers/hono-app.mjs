@@ -18,7 +18,8 @@ export function honoApp(corsKind) {
       let handled;
       const response = await cors.handle(c.req.raw, async () => {
         await next();
-        return (handled = c.res);
+        handled = c.res;
+        return handled;
       });
       if (response !== handled) c.res = response;
     });

@@ -17,7 +17,8 @@ function readmeMiddleware(cors: ReturnType<typeof createCors>) {
     let handled: Response | undefined;
     const response = await cors.handle(c.req.raw, async () => {
       await next();
-      return (handled = c.res);
+      handled = c.res;
+      return handled;
     });
     if (response !== handled) c.res = response; // a preflight's answer, or a copy of immutable headers
   };
