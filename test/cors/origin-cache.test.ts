@@ -34,6 +34,24 @@ t.test('each origin is asked once while its answer is kept; both answers are kep
   t.same(asked, ['https://a.trusted.test', 'https://evil.test'], 'one lookup per origin');
 });
 
+t.test('an origin a browser would never send is refused without asking the function, and never kept', async (t) => {
+  const asked: string[] = [];
+  const { server, ask } = await serveWith({
+    origin: (origin: string) => {
+      asked.push(origin);
+      return true;
+    },
+    originCache: { max: 100, ttl: 600_000 },
+  });
+  t.teardown(server.close);
+  for (const malformed of ['https://A.test', 'https://a.test/', 'https://a.test:443', 'https://a.test, https://b.test', 'null']) {
+    for (let i = 0; i < 2; i++) t.equal(await ask(malformed), undefined, `${malformed}: refused`);
+  }
+  t.same(asked, [], 'the function saw none of them');
+  t.equal(await ask('https://a.test'), 'https://a.test');
+  t.same(asked, ['https://a.test']);
+});
+
 t.test('faults, timeouts and non-boolean answers are never kept', async (t) => {
   let calls = 0;
   const { server, ask, errors } = await serveWith({
