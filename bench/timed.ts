@@ -62,11 +62,11 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 export async function timeServers(full: boolean): Promise<void> {
   const settings = full ? FULL : QUICK;
   const startedAt = Date.now();
-  const scenarioSamples = await timeScenarios(settings);
-  const runtimes = await timeRuntimes(settings.rounds, settings.seconds, CONNECTIONS);
-  const hostAlone = await timeHostAlone(settings);
-  const scale = await timeRouteScale(settings);
-  const memory = await measureMemory(settings);
+  const scenarioSamples = await step('the scenarios', () => timeScenarios(settings));
+  const runtimes = await step('Deno and Bun', () => timeRuntimes(settings.rounds, settings.seconds, CONNECTIONS));
+  const hostAlone = await step('the host alone', () => timeHostAlone(settings));
+  const scale = await step('the route-table scale case', () => timeRouteScale(settings));
+  const memory = await step('memory', () => measureMemory(settings));
 
   const header = `${machineLine()}; ${full ? 'full' : 'quick'} mode: ${settings.rounds} rounds of ${settings.seconds} s per scenario and server, ${CONNECTIONS} connections, median of the rounds; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`;
   const { lines: scenarioLines, groups } = scenarioReport(scenarioSamples);
@@ -90,6 +90,14 @@ export async function timeServers(full: boolean): Promise<void> {
   console.log(`\n${report}`);
   writeResultsSection('timed', report);
   writeChart('results.svg', barChart(`Work per request relative to the bare node:http ceiling: ceiling CPU / server CPU (${chartDate()})`, groups));
+}
+
+/** Runs one step of the timed run, and says how long it took (quick mode must stay under 5 minutes in all). */
+async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const startedAt = Date.now();
+  const result = await run();
+  console.log(`${name}: ${Math.round((Date.now() - startedAt) / 1000)} s`);
+  return result;
 }
 
 /** Every scenario against every server, checked first, in rounds whose order alternates so drift hits all alike. */
