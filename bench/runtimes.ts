@@ -5,8 +5,8 @@
  *
  * The servers cannot answer node's IPC probes, so a server's CPU time is read from
  * /proc/<pid>/stat (user + system, every thread of the process), in clock ticks of 10 ms: a
- * round of 0.6 s at 20,000 requests/s is about 60 ticks, so the quick mode's figures are good to
- * a few percent, the full mode's to a fraction of one.
+ * round of 0.5 s keeping one core busy is about 50 ticks, so the quick mode's figures are good to
+ * a few percent, the full mode's (10 s rounds) to a fraction of one.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
