@@ -101,9 +101,9 @@ export const getPathSteps: { standalone: Server[]; host: Server[] } = {
 };
 
 /** `--startup`: start-up and memory as the route table grows. */
-export const startupServers: Server[] = [standalone, hostWithCors, fastify, fastifyLib, express, hono, honoFetch, ditsmod];
+export const startupServers: Server[] = [standalone, hostWithCors, tenModules, fastify, fastifyLib, express, hono, honoFetch, ditsmod];
 
-/** `--startup`: per-request instructions at the smallest and the largest route table. */
+/** `--startup`: per-request instructions at the smallest and the largest route table (each is in startupServers too). */
 export const flatnessServers: Server[] = [standalone, hostWithCors, tenModules];
 
 export const PATH = '/users/42';
