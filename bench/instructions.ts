@@ -23,7 +23,7 @@ import { promisify } from 'node:util';
 
 import { barChart, type BarGroup } from './chart.js';
 import { unlikeAnswers, verdict } from './checks.js';
-import { probe, startServer, type Running } from './child.js';
+import { startServer, type Running } from './child.js';
 import { chartDate, machineLine, median, percent, thousands, writeChart, writeResultsSection } from './report.js';
 import {
   adapterPairs,
@@ -135,7 +135,7 @@ export async function countServer(
   const callgrind = new CallgrindServer();
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const { url, child } = await callgrind.start(server, env);
+    const { url } = await callgrind.start(server, env);
     const correct: Scenario[] = [];
     for (const scenario of list) {
       const problem = await verdict(url, scenario);
@@ -143,10 +143,6 @@ export async function countServer(
       else results.set(scenario.name, `not counted: answers wrongly (${problem})`);
     }
     for (const scenario of correct) await sendSequentially(url, scenario, warmUp, agent);
-    // A full collection before counting: with a large route table (500 MB of heap at 100,000
-    // routes), a marking cycle that the start-up's allocations began can run on through the
-    // counted windows and double some of them (bench --startup, 2026-11-23).
-    await probe(child, 'memory');
     await callgrind.control('--instr=on');
     for (const scenario of correct) {
       await callgrind.dump(); // zeroes whatever came before this scenario
