@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: the timed benchmarks, quick (about 3.5 minutes) or `-- --full` (about 37
- * minutes); `-- --instructions`: instructions per request under callgrind (about 9 minutes);
- * `-- --startup`: start-up and memory as the route table grows (about 3.5 minutes). Each writes
+ * `npm run bench`: the timed benchmarks, quick (about 4.5 minutes) or `-- --full` (about 55
+ * minutes); `-- --instructions`: instructions per request under callgrind (about 13 minutes);
+ * `-- --startup`: start-up and memory as the route table grows (about 6 minutes). Each writes
  * its own section of bench/RESULTS.md and its chart. Installs the peers first.
  */
 import { execFileSync } from 'node:child_process';
