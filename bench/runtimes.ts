@@ -12,11 +12,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import autocannon from 'autocannon';
-
 import { verdict } from './checks.js';
+import { measure } from './load.js';
 import { median } from './report.js';
-import { benchDir, PATH, type Scenario, scenarios } from './scenarios.js';
+import { benchDir, scenarios } from './scenarios.js';
 
 const BIN = new URL('../node_modules/.bin/', benchDir);
 const SERVER = fileURLToPath(new URL('peers/hono-runtime.mjs', benchDir));
@@ -68,19 +67,11 @@ function cpuMicros(child: ChildProcess): number {
   return ((utime + stime) * 1e6) / TICKS_PER_SECOND;
 }
 
-async function measure(server: RuntimeServer, scenario: Scenario, seconds: number, connections: number): Promise<{ rps: number; cpu: number }> {
-  const before = cpuMicros(server.child);
-  const result = await autocannon({ url: server.url + PATH, method: scenario.method, headers: scenario.headers, connections, duration: seconds });
-  const after = cpuMicros(server.child);
-  if (result.errors > 0 || result.timeouts > 0) throw new Error(`${scenario.name}: ${result.errors} errors, ${result.timeouts} timeouts`);
-  return { rps: result.requests.average, cpu: (after - before) / result.requests.total };
-}
-
 /**
  * Every scenario against both servers of each runtime, checked first, in rounds whose order
  * alternates. Returns the report's lines.
  */
-export async function timeRuntimes(rounds: number, seconds: number, connections: number): Promise<string[]> {
+export async function timeRuntimes(rounds: number, seconds: number): Promise<string[]> {
   const lines = [
     '### The fetch adapter in hono, on Deno and Bun',
     '',
@@ -90,7 +81,7 @@ export async function timeRuntimes(rounds: number, seconds: number, connections:
     '|---|---|---:|---:|---:|---:|---:|',
   ];
   for (const runtime of RUNTIMES) {
-    const running = [];
+    const running: RuntimeServer[] = [];
     for (const kind of CORS_KINDS) running.push(await startRuntime(runtime, kind));
     try {
       const samples = new Map<string, { rps: number[]; cpu: number[] }>();
@@ -99,7 +90,7 @@ export async function timeRuntimes(rounds: number, seconds: number, connections:
         for (const [index, server] of running.entries()) {
           const problem = await verdict(server.url, scenario);
           if (problem !== undefined) wrong.set(`${scenario.name}|${index}`, problem);
-          else await measure(server, scenario, 0.3, connections); // warm-up
+          else await measure(server.url, scenario, 0.3, () => cpuMicros(server.child)); // warm-up
         }
       }
       for (let round = 0; round < rounds; round++) {
@@ -107,7 +98,7 @@ export async function timeRuntimes(rounds: number, seconds: number, connections:
           for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
             const key = `${scenario.name}|${index}`;
             if (wrong.has(key)) continue;
-            const { rps, cpu } = await measure(running[index]!, scenario, seconds, connections);
+            const { rps, cpu } = await measure(running[index]!.url, scenario, seconds, () => cpuMicros(running[index]!.child));
             const sample = samples.get(key) ?? { rps: [], cpu: [] };
             sample.rps.push(rps);
             sample.cpu.push(cpu);

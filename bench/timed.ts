@@ -8,11 +8,10 @@ import autocannon from 'autocannon';
 import { barChart, type BarGroup } from './chart.js';
 import { unlikeAnswers, verdict } from './checks.js';
 import { probe, startServer, type Running } from './child.js';
+import { CONNECTIONS, type Measure, measure as measureLoad } from './load.js';
 import { timeRuntimes } from './runtimes.js';
 import { chartDate, machineLine, median, writeChart, writeResultsSection } from './report.js';
 import { hostPair, PATH, scenarioNamed, scenarios, timedServers as servers, type Scenario, type Server } from './scenarios.js';
-
-const CONNECTIONS = 50;
 
 interface Settings {
   rounds: number;
@@ -40,13 +39,6 @@ const FULL: Settings = {
 // costs about 0.4 s more than its duration, to connect and to finish.
 const QUICK: Settings = { rounds: 3, seconds: 0.5, runtimeRounds: 2, scaleSizes: [10, 10000], scaleRounds: 1, scaleSeconds: 0.5, memoryPreflights: 50_000 };
 
-interface Measure {
-  rps: number;
-  p99: number;
-  /** The server's CPU µs (user + system) per request. */
-  cpu: number;
-}
-
 /** A server's measures over the rounds, by `scenario|server`; `wrong` holds what is wrong with the pairs not measured. */
 interface ScenarioSamples {
   samples: Map<string, { rps: number[]; p99: number[]; cpu: number[] }>;
@@ -56,18 +48,9 @@ interface ScenarioSamples {
 const start = (server: Server, extraRoutes = 0): Promise<Running> => startServer(server.entry, { ...server.env, EXTRA_ROUTES: String(extraRoutes) });
 const keyOf = (scenario: Scenario, server: Server) => `${scenario.name}|${server.name}`;
 
-/**
- * Requests per second, p99, and the server's own CPU time per request: on a shared machine the
- * throughput drifts with the neighbours, while CPU per request measures the work each request
- * costs the server, which is what the library controls.
- */
-async function measure(server: Running, scenario: Scenario, seconds: number): Promise<Measure> {
-  const cpuBefore = await probe(server.child, 'cpu');
-  const result = await autocannon({ url: server.url + PATH, method: scenario.method, headers: scenario.headers, connections: CONNECTIONS, duration: seconds });
-  const cpuAfter = await probe(server.child, 'cpu');
-  if (result.errors > 0 || result.timeouts > 0) throw new Error(`${scenario.name}: ${result.errors} errors, ${result.timeouts} timeouts`);
-  return { rps: result.requests.average, p99: result.latency.p99, cpu: (cpuAfter.micros - cpuBefore.micros) / result.requests.total };
-}
+/** One timed run against a node server, its CPU time read by its own probe. */
+const measure = (server: Running, scenario: Scenario, seconds: number): Promise<Measure> =>
+  measureLoad(server.url, scenario, seconds, async () => (await probe(server.child, 'cpu')).micros);
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
@@ -76,7 +59,7 @@ export async function timeServers(full: boolean): Promise<void> {
   const settings = full ? FULL : QUICK;
   const startedAt = Date.now();
   const scenarioSamples = await step('the scenarios', () => timeScenarios(settings));
-  const runtimes = await step('Deno and Bun', () => timeRuntimes(settings.runtimeRounds, settings.seconds, CONNECTIONS));
+  const runtimes = await step('Deno and Bun', () => timeRuntimes(settings.runtimeRounds, settings.seconds));
   const hostAlone = await step('the host alone', () => timeHostAlone(settings));
   const scale = await step('the route-table scale case', () => timeRouteScale(settings));
   const memory = await step('memory', () => measureMemory(settings));
