@@ -13,7 +13,7 @@ import { createCors } from '@lib/cors/standalone';
 
 import { echoApp, serve } from '../helpers/http.js';
 
-const COMMAND = fileURLToPath(new URL('../../../src/cors/dist/cors-check.js', import.meta.url));
+const COMMAND = fileURLToPath(new URL('../../../src/cors/dist/diagnostics/cors-check.js', import.meta.url));
 
 function corsCheck(...args: string[]): Promise<{ code: number; stdout: string; stderr: string; note: boolean }> {
   return new Promise((resolve) => {

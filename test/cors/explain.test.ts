@@ -4,6 +4,8 @@
  * request, the verdict a browser would reach, and the option the message must name. Then the
  * debug log: one line per refusal, bounded.
  */
+import type { IncomingMessage } from 'node:http';
+
 import t, { type Test } from 'tap';
 
 import { CORS_DEBUG, CORS_LOGGER, CorsModule, CorsOptions, CorsService, createCors, type ExplainRequest, type Explanation } from '@lib/cors';
@@ -241,11 +243,35 @@ t.test('debug: one line per refused request, at most 5 a second, then a count of
   t.equal(burst + dropped, 20, 'every refusal of the burst was written or counted');
 });
 
-t.test('debug off: handle is the plain middleware, with nothing wrapped around it', async (t) => {
-  const plain = createCors().route('GET', '/');
-  const debugged = createCors({}, { debug: true }).route('GET', '/');
-  t.equal(plain.handle.name, '#answer', 'the engine itself');
-  t.not(debugged.handle.name, '#answer');
+t.test('debug mode asks the origin function once, with the real request, and logs the refusal that request got', async (t) => {
+  for (const debug of [false, true]) {
+    const { logger, warnings, errors } = captureLogger();
+    const seen: string[] = [];
+    // The replay of the old debug mode handed a copy without a socket: this function threw on it.
+    const origin = (candidate: string, req: IncomingMessage) => {
+      seen.push(`${candidate} from ${req.socket.remoteAddress}`);
+      return candidate === app;
+    };
+    const cors = createCors({ origin }, { logger, debug }).route('GET', '/users/:id');
+    const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
+    t.teardown(server.close);
+    const allowed = await server.send('GET', '/users/1', { Origin: app });
+    const refused = await server.send('GET', '/users/2', { Origin: 'https://evil.test' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    t.equal(allowed.headers['access-control-allow-origin'], app, `debug ${debug}: allowed`);
+    t.notOk('access-control-allow-origin' in refused.headers, `debug ${debug}: refused`);
+    t.same(seen, [`${app} from 127.0.0.1`, 'https://evil.test from 127.0.0.1'], `debug ${debug}: asked once per request, on the real request`);
+    t.same(errors, [], `debug ${debug}: no fault`);
+    t.same(
+      warnings,
+      debug
+        ? [
+            `CORS refused [origin-not-allowed] GET /users/2 from https://evil.test: https://evil.test is not allowed by origin for /users/:id: add it to origin.`,
+          ]
+        : [],
+      `debug ${debug}: the one refusal, and only with debug on`,
+    );
+  }
 });
 
 t.test('CORS_DEBUG turns the refusal log on in the host', async (t) => {

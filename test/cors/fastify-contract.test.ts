@@ -25,7 +25,10 @@ function echo(request: FastifyRequest, reply: FastifyReply): void {
 }
 
 /** Three ways a fastify application gives a route its policy; each must answer alike. */
-const LAYOUTS: { name: string; build(app: FastifyInstance, options: CorsOptions, logger: ReturnType<typeof captureLogger>['logger']): Promise<void> }[] = [
+const LAYOUTS: {
+  name: string;
+  build(app: FastifyInstance, options: CorsOptions<unknown>, logger: ReturnType<typeof captureLogger>['logger']): Promise<void>;
+}[] = [
   {
     name: 'plugin options, one route for GET and POST',
     build: async (app, options, logger) => {

@@ -16,7 +16,18 @@ t.test('importing @lib/cors/standalone leaves the Reflect metadata API (loaded b
 
 t.test('the standalone entry exports the engine and nothing of the module', async (t) => {
   const standalone = await import('@lib/cors/standalone');
-  t.same(Object.keys(standalone).sort(), ['CorsEngine', 'CorsOptions', 'CorsOptionsError', 'RouteRegistrationError', 'createCors', 'setCorsCookie']);
+  t.same(Object.keys(standalone).sort(), [
+    'CorsEngine',
+    'CorsOptions',
+    'CorsOptionsError',
+    'CorsUsageError',
+    'OPTION_ERROR_CODES',
+    'ROUTE_ERROR_CODES',
+    'RouteRegistrationError',
+    'USAGE_ERROR_CODES',
+    'createCors',
+    'setCorsCookie',
+  ]);
   const engine = standalone.createCors();
   t.notOk('respondToOptions' in engine, "the OPTIONS twins' handler is the module's");
   t.equal(engine.route.length, 3, 'route(methods, path, options?): no source argument');

@@ -6,7 +6,7 @@ import type { CorsOptions } from '@lib/cors/standalone';
 
 export interface PolicyCase {
   name: string;
-  options: CorsOptions;
+  options: CorsOptions<unknown>;
   kind: 'any' | 'fixed' | 'dynamic' | 'off';
   allowed?: string;
   denied?: string;

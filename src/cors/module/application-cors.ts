@@ -1,6 +1,7 @@
+/** The one CORS engine of a @lib/rest application, shared by every module that imports CorsModule. */
 import { injectable } from '@lib/core';
 
-import type { CorsEngine } from '../engine.js';
+import type { CorsCore } from '../core/cors-core.js';
 
 /**
  * The application's one engine (a providersPerApp singleton): every importing module's routes,
@@ -9,5 +10,5 @@ import type { CorsEngine } from '../engine.js';
  */
 @injectable()
 export class ApplicationCors {
-  engine: CorsEngine | undefined;
+  core: CorsCore | undefined;
 }

@@ -1,3 +1,4 @@
+/** CorsModule: hands each importing module's routes and options to the application's engine, and adds the OPTIONS twins; decides nothing. */
 import {
   inject,
   injectable,
@@ -12,10 +13,14 @@ import {
 } from '@lib/core';
 import { restModule, type RestInitContext, type RouteInfo } from '@lib/rest';
 
-import { warnOnceAboutWildcard } from '../credentials.js';
-import { CorsEngine, moduleAccess } from '../engine.js';
-import { CorsOptions, mergeCorsOptions, type CorsLogger } from '../options.js';
-import { compileUserOptions } from '../policy.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { CorsCore } from '../core/cors-core.js';
+import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
+import { compileUserOptions } from '../core/policy.js';
+import { warnOnceAboutWildcard } from '../entry/credentials.js';
+import { nodeMiddleware } from '../entry/node.js';
+import { endEmpty } from '../entry/node-writer.js';
 import { CorsService } from './cors-service.js';
 import { layerCorsOptions } from './layers.js';
 import { ApplicationCors } from './application-cors.js';
@@ -44,12 +49,12 @@ class CorsInitHook implements InitHook<RestInitContext> {
       logger,
     });
     if (context.routes.length === 0) return;
-    let cors = this.application.engine;
-    if (cors === undefined) {
-      cors = this.application.engine = new CorsEngine({}, { logger, source: 'CorsModule', debug: this.debug === true });
-      context.addPreRouterStep(cors.handle);
+    let core = this.application.core;
+    if (core === undefined) {
+      core = this.application.core = new CorsCore({}, { logger, source: 'CorsModule', debug: this.debug });
+      context.addPreRouterStep(nodeMiddleware(core));
     }
-    moduleAccess.knowPolicy(cors, baseOptions, basePolicy);
+    core.knowPolicy(baseOptions, basePolicy);
 
     const credentialed = credentialedPaths(context.routes);
     const wildcardCookieRoutes: string[] = [];
@@ -67,7 +72,7 @@ class CorsInitHook implements InitHook<RestInitContext> {
           wildcardCookieRoutes.push(`${route.method} ${route.path}`);
         }
       }
-      moduleAccess.route(cors, [route.method], route.path, options, source);
+      core.route([route.method], route.path, options, source);
       paths.add(route.path);
       if (route.method === 'OPTIONS') explicitOptions.add(route.path);
     }
@@ -78,11 +83,23 @@ class CorsInitHook implements InitHook<RestInitContext> {
           `refuse credentials under '*'. List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
       );
     }
-    const engine = cors;
+    const engine = core;
     for (const path of paths) {
-      if (!explicitOptions.has(path)) context.addRoute('OPTIONS', path, (ctx) => moduleAccess.respondToOptions(engine, ctx.rawReq, ctx.rawRes));
+      if (!explicitOptions.has(path)) context.addRoute('OPTIONS', path, (ctx) => respondToOptions(engine, ctx.rawReq, ctx.rawRes));
     }
   }
+}
+
+/**
+ * Answers OPTIONS on a covered path as its generated twin: `Allow` and an empty success. Reached
+ * only when the engine hands the request on (a preflight with `preflightContinue`).
+ */
+function respondToOptions(core: CorsCore, req: IncomingMessage, res: ServerResponse): void {
+  const table = core.lookup(req.url ?? '/');
+  if (table === undefined) return endEmpty(res, 404);
+  res.setHeader('Allow', table.allow);
+  const preflight = req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+  endEmpty(res, preflight ? table.policy.optionsSuccessStatus : 204);
 }
 
 /**
@@ -98,12 +115,12 @@ function credentialedPaths(routes: readonly RouteInfo[]): Set<string> {
 }
 
 /** A policy that names origins (not '*', not CORS off) can grant credentials to them. */
-function acceptsCredentials(origin: CorsOptions['origin']): boolean {
+function acceptsCredentials(origin: AnyCorsOptions['origin']): boolean {
   return origin !== undefined && origin !== '*' && origin !== false;
 }
 
 /** The route's `CorsOptions` providers, module's first then controller's, merged field by field. */
-function routeOptions(route: RouteInfo, source: string): CorsOptions | undefined {
+function routeOptions(route: RouteInfo, source: string): AnyCorsOptions | undefined {
   const layers = route.providers
     .filter((provider) => providerToken(provider) === CorsOptions)
     .map((provider) => (isValueProvider(provider) ? provider.useValue : Injector.create([provider], route.injector).get(CorsOptions)));

@@ -1,11 +1,13 @@
+/** CorsService: a controller's handle on the current request's CORS answer (cookies, explain). */
 import { inject, injectable, optional } from '@lib/core';
 import { RequestContext } from '@lib/rest';
 
-import { setCorsCookie, type CookieOptions } from '../credentials.js';
-import type { ExplainOptions, ExplainRequest, Explanation } from '../explain.js';
+import { CorsUsageError } from '../core/errors.js';
+import type { CorsLogger } from '../core/options.js';
+import { explainRequest, type ExplainOptions, type ExplainRequest, type Explanation } from '../diagnostics/explain.js';
+import { setCorsCookie, type CookieOptions } from '../entry/credentials.js';
 import { ApplicationCors } from './application-cors.js';
 import { CORS_LOGGER } from './tokens.js';
-import type { CorsLogger } from '../options.js';
 
 /**
  * Puts cookies on the current response so that browsers accept them on CORS requests
@@ -24,9 +26,11 @@ export class CorsService {
    * CORS answer is, the browser's verdict, and the option to change. Sends nothing.
    */
   explain(request: ExplainRequest = this.ctx.rawReq, options?: ExplainOptions): Promise<Explanation> {
-    const engine = this.application.engine;
-    if (engine === undefined) throw new Error('CorsService.explain(): no module importing CorsModule has routes, so there is no engine to ask.');
-    return engine.explain(request, options);
+    const core = this.application.core;
+    if (core === undefined) {
+      throw new CorsUsageError('CORS_NO_ENGINE', 'CorsService.explain(): no module importing CorsModule has routes, so there is no engine to ask.');
+    }
+    return explainRequest(core, request, options);
   }
 
   /**

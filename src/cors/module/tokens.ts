@@ -1,6 +1,7 @@
+/** The injection tokens CorsModule reads. */
 import { InjectionToken } from '@lib/core';
 
-import type { CorsLogger, CorsOptions } from '../options.js';
+import type { CorsLogger, CorsOptions } from '../core/options.js';
 
 /** Where CorsModule and CorsService report warnings; provide it (e.g. in providersPerApp) to replace `console`. */
 export const CORS_LOGGER = new InjectionToken<CorsLogger>('CORS_LOGGER');

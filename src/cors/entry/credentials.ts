@@ -1,9 +1,11 @@
+/** Rule D: cookies that browsers accept on CORS responses (setCorsCookie), and the one warning about them under '*'. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { stringifySetCookie, type SerializeOptions } from 'cookie';
 import vary from 'vary';
 
-import type { CorsLogger } from './options.js';
+import { CorsUsageError } from '../core/errors.js';
+import type { CorsLogger } from '../core/options.js';
 
 /** The cookie attributes `setCookie` takes; `Path=/` and `HttpOnly` unless said otherwise. */
 export type CookieOptions = Pick<SerializeOptions, 'domain' | 'expires' | 'httpOnly' | 'maxAge' | 'partitioned' | 'path' | 'priority' | 'sameSite' | 'secure'>;
@@ -33,7 +35,8 @@ export function setCorsCookie(
   try {
     cookie = stringifySetCookie({ ...COOKIE_DEFAULTS, ...options, name, value });
   } catch (error) {
-    throw new TypeError(
+    throw new CorsUsageError(
+      'CORS_INVALID_COOKIE',
       `setCookie(${JSON.stringify(name)}, ...): ${(error as Error).message}. Cookie names are RFC 6265 tokens (letters, digits and !#$%&'*+-.^_\`|~); ` +
         `values are encoded where RFC 6265 needs it, and a value holding a lone surrogate cannot be.`,
     );

@@ -1,7 +1,9 @@
+/** Validates options, every field, and compiles them into a frozen policy; the one place options are checked. */
 import { CorsOptionsError, describeValue } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
+import { faultReporter } from './line-limit.js';
 import { compileOriginMatcher, type OriginMatcher } from './origin-matcher.js';
-import { CORS_OPTION_FIELDS, mergeCorsOptions, type CorsLogger, type CorsOptions, type OriginCacheOptions } from './options.js';
+import { CORS_OPTION_FIELDS, mergeCorsOptions, type AnyCorsOptions, type CorsLogger, type OriginCacheOptions } from './options.js';
 
 /**
  * Validated options, copied: what the per-path tables are built from (path-table.ts joins the
@@ -39,7 +41,7 @@ export interface PolicyContext {
  * Validates every field of `options` (never mutating it) and compiles the policy. Throws
  * `CorsOptionsError`. `options` is a merge of objects that passed checkOptionsObject.
  */
-export function compilePolicy(options: CorsOptions, context: PolicyContext): CorsPolicy {
+export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): CorsPolicy {
   const { source } = context;
   const allowCredentials = checkBoolean(options.allowCredentials, 'allowCredentials', source);
   const timeout = checkWholeNumber(options.originTimeout, 'originTimeout', source, 1, 60_000, {
@@ -47,12 +49,18 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
     fix: 'use e.g. 2000; a browser waits for the preflight, so keep it short',
   });
   const cache = checkOriginCache(options, source);
-  const origin = compileOriginMatcher(options.origin, { ...context, timeout: timeout ?? DEFAULT_ORIGIN_TIMEOUT, cache });
+  const origin = compileOriginMatcher(options.origin, {
+    ...context,
+    timeout: timeout ?? DEFAULT_ORIGIN_TIMEOUT,
+    cache,
+    reportFault: faultReporter(context.logger),
+  });
   const allowedHeaders = checkNames(options.allowedHeaders, 'allowedHeaders', source);
   const exposedHeaders = checkNames(options.exposedHeaders, 'exposedHeaders', source);
   const allowedMethods = checkNames(options.allowedMethods, 'allowedMethods', source);
   if (allowedMethods !== undefined && allowedMethods.length === 0) {
     throw new CorsOptionsError(
+      'CORS_NO_METHOD',
       source,
       'allowedMethods',
       options.allowedMethods,
@@ -65,6 +73,7 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
     // compare byte for byte: 'put' or 'Put' never matches. route() refuses the same spellings.
     if (method !== method.toUpperCase()) {
       throw new CorsOptionsError(
+        'CORS_METHOD_NOT_UPPER_CASE',
         source,
         `allowedMethods[${index}]`,
         method,
@@ -78,6 +87,7 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
     // Browsers read `*` literally on credentialed requests, so these would silently fail.
     if (origin.kind === 'any') {
       throw new CorsOptionsError(
+        'CORS_WILDCARD_WITH_CREDENTIALS',
         source,
         'origin',
         options.origin ?? '*',
@@ -89,6 +99,7 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
     for (const field of ['allowedHeaders', 'exposedHeaders', 'allowedMethods'] as const) {
       if (names[field]?.includes('*')) {
         throw new CorsOptionsError(
+          'CORS_WILDCARD_WITH_CREDENTIALS',
           source,
           field,
           '*',
@@ -140,24 +151,32 @@ export function compilePolicy(options: CorsOptions, context: PolicyContext): Cor
  * A user's options object, as createCors() or CorsModule.withOpts() receive it: checked, copied
  * (so that later changes to the caller's object change nothing) and compiled.
  */
-export function compileUserOptions(options: unknown, context: PolicyContext): { options: CorsOptions; policy: CorsPolicy } {
+export function compileUserOptions(options: unknown, context: PolicyContext): { options: AnyCorsOptions; policy: CorsPolicy } {
   checkOptionsObject(options, context.source);
   const copy = mergeCorsOptions(options, undefined);
   return { options: copy, policy: compilePolicy(copy, context) };
 }
 
 /** An options object as given by a user: an object with known fields only (typos such as `orgin` are refused). */
-export function checkOptionsObject(options: unknown, source: string): asserts options is CorsOptions {
+export function checkOptionsObject(options: unknown, source: string): asserts options is AnyCorsOptions {
   checkObject(options, '(options)', source, 'pass an object such as { origin: "https://app.example.com" }, or nothing for the defaults');
   for (const field of Object.keys(options)) {
     if (!(CORS_OPTION_FIELDS as readonly string[]).includes(field)) {
       const value = (options as Record<string, unknown>)[field];
       const ours = Object.hasOwn(OTHER_PACKAGES_NAMES, field) ? OTHER_PACKAGES_NAMES[field] : undefined;
       if (ours !== undefined) {
-        throw new CorsOptionsError(source, field, value, `is ${ours.from}'s name for ${ours.field}`, `use ${ours.field}: ${describeValue(asList(value))}`);
+        throw new CorsOptionsError(
+          'CORS_OPTION_OF_ANOTHER_PACKAGE',
+          source,
+          field,
+          value,
+          `is ${ours.from}'s name for ${ours.field}`,
+          `use ${ours.field}: ${describeValue(asList(value))}`,
+        );
       }
       const near = CORS_OPTION_FIELDS.find((known) => isNearMiss(field, known));
       throw new CorsOptionsError(
+        'CORS_UNKNOWN_OPTION',
         source,
         field,
         value,
@@ -169,15 +188,17 @@ export function checkOptionsObject(options: unknown, source: string): asserts op
 }
 
 function checkObject(value: unknown, field: string, source: string, fix: string): asserts value is object {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CorsOptionsError(source, field, value, 'is not an object', fix);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CorsOptionsError('CORS_OPTIONS_NOT_OBJECT', source, field, value, 'is not an object', fix);
 }
 
 /** `originCache`: for an origin function only, with a size and a time-to-live in range. */
-function checkOriginCache(options: CorsOptions, source: string): OriginCacheOptions | undefined {
+function checkOriginCache(options: AnyCorsOptions, source: string): OriginCacheOptions | undefined {
   const cache: unknown = options.originCache;
   if (cache === undefined) return undefined;
   if (typeof options.origin !== 'function') {
     throw new CorsOptionsError(
+      'CORS_ORIGIN_CACHE_WITHOUT_FUNCTION',
       source,
       'originCache',
       cache,
@@ -208,14 +229,14 @@ function checkWholeNumber(
 ): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new CorsOptionsError(source, field, value, message.problem, message.fix);
+    throw new CorsOptionsError('CORS_INVALID_NUMBER', source, field, value, message.problem, message.fix);
   }
   return value;
 }
 
 function checkBoolean(value: unknown, field: string, source: string): boolean {
   if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw new CorsOptionsError(source, field, value, 'is not a boolean', `use true or false`);
+  if (typeof value !== 'boolean') throw new CorsOptionsError('CORS_INVALID_BOOLEAN', source, field, value, 'is not a boolean', `use true or false`);
   return value;
 }
 
@@ -225,6 +246,7 @@ function checkNames(value: unknown, field: string, source: string): readonly str
   if (value === '*') return ['*'];
   if (!Array.isArray(value)) {
     throw new CorsOptionsError(
+      'CORS_INVALID_NAME_LIST',
       source,
       field,
       value,
@@ -237,6 +259,7 @@ function checkNames(value: unknown, field: string, source: string): readonly str
   value.forEach((name: unknown, index) => {
     if (typeof name !== 'string' || !isHttpToken(name)) {
       throw new CorsOptionsError(
+        'CORS_INVALID_NAME',
         source,
         `${field}[${index}]`,
         name,
@@ -246,6 +269,7 @@ function checkNames(value: unknown, field: string, source: string): readonly str
     }
     if (name === '*' && value.length > 1) {
       throw new CorsOptionsError(
+        'CORS_WILDCARD_IN_LIST',
         source,
         `${field}[${index}]`,
         name,

@@ -1,16 +1,19 @@
+/** The options a user gives, their fields and defaults, and how route-level options merge over them. */
 import type { IncomingMessage } from 'node:http';
 
 /**
  * Decides whether a request's origin may read the response. It receives only well-formed,
  * serialized origins (never `null`, never a malformed value); returning anything but `true`
- * (or a promise of `true`), throwing or rejecting denies the request.
+ * (or a promise of `true`), throwing or rejecting denies the request. `Req` is the request each
+ * entry point hands over: an IncomingMessage (the node middleware, CorsModule), a `Request`
+ * (`@lib/cors/fetch`), a FastifyRequest (`@lib/cors/fastify`).
  */
-export type OriginFunction = (origin: string, req: IncomingMessage) => boolean | Promise<boolean>;
+export type OriginFunction<Req = IncomingMessage> = (origin: string, req: Req) => boolean | Promise<boolean>;
 
 /** One entry of an origin list: an origin, a `'https://*.example.com'` pattern, `'null'`, or a RegExp. */
 export type OriginListEntry = string | RegExp;
 
-export type OriginOption = '*' | string | RegExp | boolean | readonly OriginListEntry[] | OriginFunction;
+export type OriginOption<Req = IncomingMessage> = '*' | string | RegExp | boolean | readonly OriginListEntry[] | OriginFunction<Req>;
 
 /**
  * The CORS policy of a route, a module or a whole middleware. Every field is optional; an
@@ -18,9 +21,9 @@ export type OriginOption = '*' | string | RegExp | boolean | readonly OriginList
  *
  * A class rather than an interface, so that it can also serve as a dependency-injection token.
  */
-export class CorsOptions {
+export class CorsOptions<Req = IncomingMessage> {
   /** Which origins may read responses. Default `'*'` (any origin, no credentials). */
-  origin?: OriginOption;
+  origin?: OriginOption<Req>;
   /** `Access-Control-Allow-Methods`. Default: the methods the path registers. */
   allowedMethods?: readonly string[] | '*';
   /** `Access-Control-Allow-Headers`. Default: the request's `Access-Control-Request-Headers`, validated. */
@@ -76,7 +79,7 @@ export const CORS_OPTION_FIELDS = [
  * known fields are read (unknown ones are refused before, by the policy's validation), and
  * arrays are copied, so later changes to the caller's objects change nothing here.
  */
-export function mergeCorsOptions(base: CorsOptions, override: CorsOptions | undefined): CorsOptions {
+export function mergeCorsOptions<Req>(base: CorsOptions<Req>, override: CorsOptions<Req> | undefined): CorsOptions<Req> {
   const merged: Record<string, unknown> = {};
   for (const source of [base, override]) {
     if (source === undefined) continue;
@@ -85,11 +88,11 @@ export function mergeCorsOptions(base: CorsOptions, override: CorsOptions | unde
       if (value !== undefined) merged[field] = Array.isArray(value) ? [...value] : value;
     }
   }
-  return merged as CorsOptions;
+  return merged as CorsOptions<Req>;
 }
 
 /** Structural equality of two option sets: arrays element by element, RegExps by source and flags, functions by identity. */
-export function sameOptions(a: CorsOptions, b: CorsOptions): boolean {
+export function sameOptions<Req>(a: CorsOptions<Req>, b: CorsOptions<Req>): boolean {
   return CORS_OPTION_FIELDS.every((field) => sameValue(a[field], b[field]));
 }
 
@@ -99,3 +102,6 @@ function sameValue(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => sameValue(item, b[index]));
   return false;
 }
+
+/** Options of any entry point, whatever request its origin function takes: what the core reads (it hands the request on, never reads it). */
+export type AnyCorsOptions = CorsOptions<never>;

@@ -2,7 +2,7 @@ import Router from 'find-my-way';
 
 import { describeValue, RouteRegistrationError } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
-import { sameOptions, type CorsOptions } from './options.js';
+import { sameOptions, type AnyCorsOptions } from './options.js';
 import { buildPathTable, GLOBAL_METHODS, type PathTable } from './path-table.js';
 import type { CorsPolicy } from './policy.js';
 
@@ -29,7 +29,7 @@ interface PathRecord {
   readonly methods: Set<string>;
   readonly policy: CorsPolicy;
   /** The merged options the policy was compiled from, to tell equal registrations from conflicting ones. */
-  readonly options: CorsOptions;
+  readonly options: AnyCorsOptions;
   /** Who registered the path first, named when a later registration conflicts. */
   readonly source: string;
 }
@@ -91,6 +91,7 @@ export class RouteTree {
     const wanted = pickMatching(matching);
     if (this.#router !== undefined && MATCHING_FIELDS.some((field) => wanted[field] !== this.#matching[field])) {
       throw new RouteRegistrationError(
+        'CORS_MATCHING_CONFLICT',
         source,
         'the mirrored router',
         `matches paths with ${describeMatching(wanted)}, which differs from the ${describeMatching(this.#matching)} the routes already registered use`,
@@ -101,14 +102,28 @@ export class RouteTree {
   }
 
   /** Covers `path` for `methods`; returns the path's table (one object per path, completed in place as methods are added). */
-  add(methods: readonly string[], path: string, options: CorsOptions, policy: CorsPolicy, source: string): PathTable {
-    if (methods.length === 0) throw new RouteRegistrationError(source, path, 'is given no method', 'give one method or an array of them, e.g. ["GET", "POST"]');
+  add(methods: readonly string[], path: string, options: AnyCorsOptions, policy: CorsPolicy, source: string): PathTable {
+    if (methods.length === 0)
+      throw new RouteRegistrationError(
+        'CORS_ROUTE_INVALID_METHOD',
+        source,
+        path,
+        'is given no method',
+        'give one method or an array of them, e.g. ["GET", "POST"]',
+      );
     for (const method of methods) {
       if (typeof method !== 'string' || !isHttpToken(method)) {
-        throw new RouteRegistrationError(source, path, `is given ${describeValue(method)}, which is not an HTTP method`, 'use a method name such as "GET"');
+        throw new RouteRegistrationError(
+          'CORS_ROUTE_INVALID_METHOD',
+          source,
+          path,
+          `is given ${describeValue(method)}, which is not an HTTP method`,
+          'use a method name such as "GET"',
+        );
       }
       if (method !== method.toUpperCase()) {
         throw new RouteRegistrationError(
+          'CORS_ROUTE_INVALID_METHOD',
           source,
           path,
           `is given the method ${JSON.stringify(method)}, not in upper case, and browsers compare methods case-sensitively`,
@@ -124,6 +139,7 @@ export class RouteTree {
         this.#tree().on(TREE_METHOD, path, unusedHandler, created);
       } catch (error) {
         throw new RouteRegistrationError(
+          'CORS_ROUTE_INVALID_PATH',
           source,
           path,
           `is refused by the route tree (${(error as Error).message})`,
@@ -138,6 +154,7 @@ export class RouteTree {
       const repeated = methods.filter((method) => existing.methods.has(method));
       const [is, it] = repeated.length === 1 ? ['is', 'it'] : ['are', 'them'];
       throw new RouteRegistrationError(
+        'CORS_ROUTE_CONFLICT',
         source,
         path,
         `has other CORS options than ${existing.source} gave it, and a browser caches one CORS answer per URL`,

@@ -17,22 +17,23 @@
  * Register it with `await` before declaring the routes it should cover: fastify tells a plugin
  * only about the routes declared after it has loaded.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import vary from 'vary';
 
-import type { CorsOptions, CorsLogger } from './options.js';
-import type { PathMatching } from './route-tree.js';
-import { adapterAccess } from './engine.js';
-import type { PathTable } from './path-table.js';
-import { createCors } from './standalone.js';
+import { CorsCore } from '../core/cors-core.js';
+import type { CorsLogger, CorsOptions } from '../core/options.js';
+import type { PathTable } from '../core/path-table.js';
+import type { PathMatching } from '../core/route-tree.js';
+import { respond, type Next } from './node.js';
 
-export { CorsOptionsError, RouteRegistrationError } from './errors.js';
-export type { CorsLogger, CorsOptions, OriginFunction, OriginListEntry, OriginOption } from './options.js';
+export { CorsOptionsError, CorsUsageError, RouteRegistrationError } from '../core/errors.js';
+export type { CorsLogger, CorsOptions, OriginFunction, OriginListEntry, OriginOption } from '../core/options.js';
 
-/** The plugin's options: the CORS options of every covered route, and two settings of the engine. */
-export interface FastifyCorsOptions extends CorsOptions {
+/**
+ * The plugin's options: the CORS options of every covered route, and two settings of the engine.
+ * An origin function is given the FastifyRequest.
+ */
+export interface FastifyCorsOptions extends CorsOptions<FastifyRequest> {
   /** Start-up warnings and request-time faults. Default: `console`. */
   logger?: CorsLogger;
   /** Log one line per refused CORS request (the engine's `debug` setting). Default `false`. */
@@ -45,7 +46,7 @@ declare module 'fastify' {
      * `@lib/cors/fastify`: this route's CORS options, merged field by field over the plugin's;
      * `false` leaves the route out (no CORS headers, no preflight answer for it).
      */
-    cors?: CorsOptions | boolean;
+    cors?: CorsOptions<FastifyRequest> | boolean;
   }
 }
 
@@ -78,10 +79,10 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   for (const name of REGISTER_OPTIONS) delete options[name];
   const matching = matchingOf(fastify);
   const log = logger ?? console;
-  let engine: ReturnType<typeof createCors>;
+  let core: CorsCore;
   try {
     // Validates the options now: a bad one fails register(), and so ready() and listen().
-    engine = createCors(options as CorsOptions, { logger: log, debug: debug === true, matching, source: SOURCE });
+    core = new CorsCore(options as CorsOptions<FastifyRequest>, { logger: log, debug, matching, source: SOURCE });
   } catch (error) {
     done(error as Error);
     return;
@@ -94,7 +95,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
    * `prefix` without telling onRoute. Covered as soon as fastify has them (before the next route,
    * so a HEAD twin comes after its GET), or at onReady.
    */
-  let twins: { methods: string[]; path: string; options: CorsOptions | undefined }[] = [];
+  let twins: { methods: string[]; path: string; options: CorsOptions<FastifyRequest> | undefined }[] = [];
   /** Routes declared before the plugin, named once each when a request reaches them. */
   const unseenNamed = new Set<string>();
 
@@ -122,9 +123,9 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       route.config = { ...config, [ROUTE_STATE]: LEFT_OUT } as RouteOptions['config'];
       return;
     }
-    const routeOptions = own === undefined || own === true ? undefined : (own as CorsOptions);
+    const routeOptions = own === undefined || own === true ? undefined : (own as CorsOptions<FastifyRequest>);
     const methods = Array.isArray(route.method) ? [...route.method] : [route.method as string];
-    const table = adapterAccess.route(engine, methods, route.url, routeOptions);
+    const table = core.route(methods, route.url, routeOptions, routeLabel(methods, route.url));
     // With debug on, every request goes to the engine, which logs the ones a browser refuses.
     const constant = table.varyOnOrigin || debug === true ? undefined : headersOf(table.actualAnswer);
     route.config = { ...config, [ROUTE_STATE]: COVERED, [ROUTE_TABLE]: table, [ROUTE_CONSTANT_HEADERS]: constant } as RouteOptions['config'];
@@ -141,9 +142,8 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
 
   fastify.addHook('onReady', async function coverAndSeal(this: FastifyInstance) {
     coverTwins(this, true);
-    // The engine seals its route table on its first request, or on explain(): do it now, so no
-    // request pays for it and the table is complete before fastify serves.
-    if (covered > 0) await engine.explain({ method: 'GET', url: '/', headers: {} });
+    // Sealed now, so no request pays for it and the table is complete before fastify serves.
+    if (covered > 0) core.seal();
   });
 
   fastify.addHook('onRequest', function corsOnRequest(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
@@ -153,8 +153,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     if (state === undefined && route.url !== undefined) warnUnseen(route.method, route.url);
     if (state === LEFT_OUT || covered === 0) return next();
     const table = config?.[ROUTE_TABLE] as PathTable | undefined;
-    const raw = request.raw as IncomingMessage;
-    if (table !== undefined && raw.method !== 'OPTIONS') {
+    if (table !== undefined && request.raw.method !== 'OPTIONS') {
       const constant = config?.[ROUTE_CONSTANT_HEADERS] as Record<string, string> | undefined;
       if (constant !== undefined) {
         // Given to fastify's own headers, they go out in its one writeHead(): a header set on
@@ -163,12 +162,14 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
         return next();
       }
       // An actual request on a covered route: the headers are set synchronously, or once an
-      // async origin function has answered; either way the engine calls next().
-      adapterAccess.handleActual(engine, table, raw, reply.raw as ServerResponse, next as (error?: unknown) => void);
+      // async origin function has answered; either way next() is called.
+      respond(core, table, request, reply.raw, next as Next);
       return;
     }
+    const optionsTable = core.lookup(request.raw.url ?? '/');
+    if (optionsTable === undefined) return next();
     let handedOn = false;
-    engine.handle(raw, reply.raw as ServerResponse, (error?: unknown) => {
+    respond(core, optionsTable, request, reply.raw, (error?: unknown) => {
       handedOn = true;
       next(error as Error | undefined);
     });
@@ -202,7 +203,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     twins = [];
     for (const twin of pending) {
       const served = twin.methods.filter((method) => instance.hasRoute({ method: method as 'GET', url: twin.path }));
-      if (served.length > 0) engine.route(served, twin.path, twin.options);
+      if (served.length > 0) core.route(served, twin.path, twin.options, routeLabel(served, twin.path));
       else if (!last) twins.push(twin);
     }
   }
@@ -219,6 +220,9 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
 
   done();
 }
+
+/** How a route is named in errors. */
+const routeLabel = (methods: readonly string[], path: string): string => `route ${methods.join(',')} ${path}`;
 
 /** Flat [name, value, ...] pairs as an object. */
 function headersOf(pairs: readonly string[]): Record<string, string> {

@@ -30,6 +30,8 @@ export interface CheckFailure {
   readonly code: ReasonCode;
   /** What the browser saw, in one clause. */
   readonly detail: string;
+  /** The method or header name the check failed on (method-not-allowed, header-not-allowed). */
+  readonly name?: string;
 }
 
 const SAFELISTED_METHODS = new Set(['GET', 'HEAD', 'POST']);
@@ -97,14 +99,14 @@ export function preflightCheck(
   const methods = splitList(answer.headers['access-control-allow-methods']);
   const wanted = normalizeMethod(method);
   if (!methods.includes(wanted) && !SAFELISTED_METHODS.has(wanted) && (credentials || !methods.includes('*'))) {
-    return { code: 'method-not-allowed', detail: `${wanted} is not in Access-Control-Allow-Methods (${methods.join(', ') || 'absent'})` };
+    return { code: 'method-not-allowed', name: wanted, detail: `${wanted} is not in Access-Control-Allow-Methods (${methods.join(', ') || 'absent'})` };
   }
   const allowed = splitList(answer.headers['access-control-allow-headers']).map((name) => name.toLowerCase());
   for (const name of headerNames) {
     // '*' never covers Authorization (Fetch), though engines still let it through (README).
     const starCovers = !credentials && allowed.includes('*') && name !== 'authorization';
     if (!allowed.includes(name) && !starCovers) {
-      return { code: 'header-not-allowed', detail: `${name} is not in Access-Control-Allow-Headers (${allowed.join(', ') || 'absent'})` };
+      return { code: 'header-not-allowed', name, detail: `${name} is not in Access-Control-Allow-Headers (${allowed.join(', ') || 'absent'})` };
     }
   }
   return undefined;

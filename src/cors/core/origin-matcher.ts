@@ -1,12 +1,12 @@
-import type { IncomingMessage } from 'node:http';
-
+/** Compiles the `origin` option into one of the four policy kinds, and guards an origin function. */
 import { getPublicSuffix } from 'tldts';
 
 import { CorsOptionsError, describeValue } from './errors.js';
 import { isHostLabels, isWellFormedOrigin } from './http-grammar.js';
 import type { CorsLogger, OriginCacheOptions, OriginFunction, OriginOption } from './options.js';
 
-export type OriginCheck = (origin: string, req: IncomingMessage) => boolean | Promise<boolean>;
+/** An origin's verdict; `request` is whatever the entry point hands over, given to an origin function as it is. */
+export type OriginCheck = (origin: string, request: unknown) => boolean | Promise<boolean>;
 
 /**
  * How a policy answers an origin: the four kinds of docs/CONTRACT.md, section 2, which rule A tells apart:
@@ -29,13 +29,15 @@ interface Context {
   readonly timeout: number;
   /** Keep the function's answers (originCache). */
   readonly cache: OriginCacheOptions | undefined;
+  /** Reports an origin function's fault, every one (the engine bounds the lines per second). */
+  readonly reportFault: (message: string) => void;
 }
 
 const ANY: OriginMatcher = Object.freeze({ kind: 'any' });
 const NONE: OriginMatcher = Object.freeze({ kind: 'none' });
 const REFLECT: OriginMatcher = Object.freeze({ kind: 'dynamic', allows: isWellFormedOrigin });
 
-export function compileOriginMatcher(value: OriginOption | undefined, context: Context): OriginMatcher {
+export function compileOriginMatcher(value: OriginOption<never> | undefined, context: Context): OriginMatcher {
   if (value === undefined || value === '*') return ANY;
   if (value === false) return NONE;
   if (value === true) return REFLECT;
@@ -46,7 +48,14 @@ export function compileOriginMatcher(value: OriginOption | undefined, context: C
   if (typeof value === 'string' || value instanceof RegExp) return compileList([value], 'origin', context);
   if (Array.isArray(value)) {
     if (value.length === 0) {
-      throw new CorsOptionsError(context.source, 'origin', value, 'allows no origin at all', 'list at least one origin, or use `false` to turn CORS off');
+      throw new CorsOptionsError(
+        'CORS_EMPTY_ORIGIN_LIST',
+        context.source,
+        'origin',
+        value,
+        'allows no origin at all',
+        'list at least one origin, or use `false` to turn CORS off',
+      );
     }
     // One exact origin in a list is the same policy as the origin alone, and needs no Vary.
     const [only] = value;
@@ -56,6 +65,7 @@ export function compileOriginMatcher(value: OriginOption | undefined, context: C
     return compileList(value, null, context);
   }
   throw new CorsOptionsError(
+    'CORS_INVALID_ORIGIN_POLICY',
     context.source,
     'origin',
     value,
@@ -76,6 +86,7 @@ function compileList(entries: readonly unknown[], field: string | null, context:
       regexps.push(checkRegExp(entry, name, context));
     } else if (typeof entry !== 'string') {
       throw new CorsOptionsError(
+        'CORS_INVALID_ORIGIN_POLICY',
         context.source,
         name,
         entry,
@@ -84,6 +95,7 @@ function compileList(entries: readonly unknown[], field: string | null, context:
       );
     } else if (entry === '*') {
       throw new CorsOptionsError(
+        'CORS_WILDCARD_IN_LIST',
         context.source,
         name,
         entry,
@@ -117,7 +129,7 @@ function compileList(entries: readonly unknown[], field: string | null, context:
  */
 export function checkSerializedOrigin(value: string, field: string, source: string): string {
   const mistake = serializedOriginMistake(value);
-  if (mistake !== undefined) throw new CorsOptionsError(source, field, value, mistake.problem, mistake.fix);
+  if (mistake !== undefined) throw new CorsOptionsError('CORS_INVALID_ORIGIN', source, field, value, mistake.problem, mistake.fix);
   return value;
 }
 
@@ -154,6 +166,7 @@ interface WildcardPattern {
 function compileWildcardPattern(value: string, field: string, context: Context): WildcardPattern {
   const fail = (problem: string): never => {
     throw new CorsOptionsError(
+      'CORS_INVALID_ORIGIN_PATTERN',
       context.source,
       field,
       value,
@@ -195,6 +208,7 @@ function compileWildcardPattern(value: string, field: string, context: Context):
 function checkRegExp(regexp: RegExp, field: string, context: Context): RegExp {
   if (regexp.global || regexp.sticky) {
     throw new CorsOptionsError(
+      'CORS_STATEFUL_REGEXP',
       context.source,
       field,
       regexp,
@@ -256,18 +270,11 @@ function someOutsideClasses(source: string, test: (char: string) => boolean): bo
 
 /**
  * The user's function decides, but a fault of theirs must never become a 500 or a grant: a
- * throw, a rejection or a non-boolean answer denies, and the first such fault is logged.
+ * throw, a rejection or a non-boolean answer denies, and each such fault is reported.
  */
-function guardOriginFunction(fn: OriginFunction, context: Context): OriginCheck {
-  let reported = false;
+function guardOriginFunction(fn: OriginFunction<never>, context: Context): OriginCheck {
   const deny = (what: string): false => {
-    if (!reported) {
-      reported = true;
-      context.logger.error(
-        `${context.source}: the origin function ${describeValue(fn)} ${what}; the request was denied. Later faults of this function are denied without ` +
-          `a log line.`,
-      );
-    }
+    context.reportFault(`${context.source}: the origin function ${describeValue(fn)} ${what}; the request was denied.`);
     return false;
   };
   // The cors package calls origin(origin, callback); here the second argument is the request,
@@ -291,7 +298,7 @@ function guardOriginFunction(fn: OriginFunction, context: Context): OriginCheck 
     if (!isWellFormedOrigin(origin)) return false;
     let answer: unknown;
     try {
-      answer = fn(origin, req);
+      answer = fn(origin, req as never);
     } catch (error) {
       const calledTheRequest = callbackForm && error instanceof TypeError && / is not a function/.test(error.message);
       return deny(`threw ${describeError(error)}${calledTheRequest ? CALLBACK_FORM : ''}`);

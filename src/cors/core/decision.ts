@@ -1,0 +1,74 @@
+/** Classifies a request into a row of docs/CONTRACT.md and decides its origin: the one decision every entry point renders. */
+import type { PathTable } from './path-table.js';
+
+/**
+ * The request kinds of docs/CONTRACT.md, section 3: `options` is rows 1 and 2, `actual` rows 3
+ * and 5, `preflight` row 4.
+ */
+export type RequestKind = 'preflight' | 'options' | 'actual';
+
+/**
+ * How an entry point reads one request header (the name in lower case) from the request object
+ * it has: an IncomingMessage, a Request, a framework's own. Absent is `undefined` or `null`.
+ */
+export type HeaderReader<Req> = (request: Req, name: string) => string | null | undefined;
+
+/**
+ * What the engine decided, as far as it does not depend on the page (credentials are the page's
+ * to send; diagnostics/explain.ts judges those): `not-cors` without Origin, `allowed`, or the
+ * origin refused by the policy's `origin` option (`cors-off` under `origin: false`).
+ */
+export type DecisionReason = 'not-cors' | 'allowed' | 'origin-not-allowed' | 'cors-off';
+
+export interface Decision {
+  readonly kind: RequestKind;
+  /** The table of the policy that decided. */
+  readonly table: PathTable;
+  /** The request's `Origin`, as sent. */
+  readonly origin: string | undefined;
+  /** The request's origin when the policy grants it its answer (any origin under a constant policy), else `undefined`. */
+  readonly allowedOrigin: string | undefined;
+  readonly reason: DecisionReason;
+}
+
+/**
+ * The row and the origin verdict. Synchronous for every policy but an async origin function,
+ * which is asked once, with `request` as the entry point handed it over.
+ */
+export function decide<Req>(table: PathTable, method: string | undefined, request: Req, read: HeaderReader<Req>): Decision | Promise<Decision> {
+  const origin = read(request, 'origin') ?? undefined;
+  const kind = classify(method, origin, method === 'OPTIONS' && (read(request, 'access-control-request-method') ?? undefined) !== undefined);
+  if (origin === undefined) return { kind, table, origin, allowedOrigin: undefined, reason: 'not-cors' };
+  const matcher = table.policy.origin;
+  switch (matcher.kind) {
+    case 'any':
+    case 'fixed':
+      // One answer for every origin (rule A): the browser compares the fixed origin with its own.
+      return { kind, table, origin, allowedOrigin: origin, reason: 'allowed' };
+    case 'none':
+      return { kind, table, origin, allowedOrigin: undefined, reason: 'cors-off' };
+    case 'dynamic': {
+      const verdict = matcher.allows(origin, request);
+      if (verdict === true || verdict === false) return verdictOf(kind, table, origin, verdict);
+      return verdict.then((allowed) => verdictOf(kind, table, origin, allowed));
+    }
+  }
+}
+
+/** The row of a request: a preflight is OPTIONS with Origin and Access-Control-Request-Method (Fetch never sends one without it). */
+export function classify(method: string | undefined, origin: string | undefined, asksMethod: boolean): RequestKind {
+  if (method !== 'OPTIONS') return 'actual';
+  return origin !== undefined && asksMethod ? 'preflight' : 'options';
+}
+
+function verdictOf(kind: RequestKind, table: PathTable, origin: string, allowed: boolean): Decision {
+  return allowed
+    ? { kind, table, origin, allowedOrigin: origin, reason: 'allowed' }
+    : { kind, table, origin, allowedOrigin: undefined, reason: 'origin-not-allowed' };
+}
+
+/** Reads a header of an IncomingMessage (node joins repeated headers but Set-Cookie into one string). */
+export function readNodeHeader(request: { readonly headers: Readonly<Record<string, string | string[] | undefined>> }, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' || value === undefined ? value : value.join(', ');
+}

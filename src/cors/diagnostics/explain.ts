@@ -1,0 +1,221 @@
+/** Judges the answer a decision got as a browser would, and says why in the engine's terms: explain() and debug mode's refusal lines. */
+import type { IncomingHttpHeaders } from 'node:http';
+
+import { answerOf, type Answer } from '../core/answer.js';
+import type { CorsCore } from '../core/cors-core.js';
+import { classify, decide, type Decision, type RequestKind } from '../core/decision.js';
+import { isWellFormedOrigin } from '../core/http-grammar.js';
+import type { PathTable } from '../core/path-table.js';
+import { corsCheck, preflightCheck, splitList, type CheckFailure, type ReasonCode } from './browser-checks.js';
+
+/** A request to explain: `{ method, url, headers }`, or an IncomingMessage. */
+export interface ExplainRequest {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly headers: IncomingHttpHeaders | Readonly<Record<string, string | readonly string[] | undefined>>;
+}
+
+export interface ExplainOptions {
+  /** The page's fetch() sends credentials (`credentials: 'include'`). Default `false`. */
+  readonly credentials?: boolean;
+}
+
+export interface Explanation {
+  /** The path is covered by the engine. */
+  readonly covered: boolean;
+  readonly kind: 'preflight' | 'options' | 'actual' | 'not-cors';
+  /** The browser's verdict: the page may go on (preflight) or read the answer. */
+  readonly allowed: boolean;
+  readonly reason: ReasonCode;
+  /** The option to change for a refusal (`origin`, `allowCredentials`, `allowedMethods`, `allowedHeaders`, `route()`), else `undefined`. */
+  readonly option: string | undefined;
+  /** One sentence naming the option to change. */
+  readonly message: string;
+  /** The status the engine answers with itself; `undefined` when the application answers. */
+  readonly status: number | undefined;
+  /** The CORS headers the engine sends (names in lower case). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const LOCAL_NETWORK_NOTE =
+  ' Note: the request asks for private network access, which Chromium replaced with Local Network Access, a permission only the user can ' +
+  'grant; no response header grants it.';
+
+/** The explanation of a request off the covered paths: the engine adds nothing. */
+export function explainUncovered(request: ExplainRequest): Explanation {
+  const headers = lowerCaseHeaders(request.headers);
+  const origin = headers.origin;
+  const path = (request.url ?? '/').split('?')[0];
+  const message =
+    origin === undefined
+      ? `${path} is not covered, and the request has no Origin: no CORS check applies.`
+      : `${path} is not covered, so the engine adds nothing and the application's own answer decides: cover it with route() or mirror(), or register no route to cover every path.`;
+  return {
+    covered: false,
+    kind: kindOf(classify(request.method ?? 'GET', origin, headers['access-control-request-method'] !== undefined), origin),
+    allowed: origin === undefined,
+    reason: origin === undefined ? 'not-cors' : 'not-covered',
+    option: origin === undefined ? undefined : 'route()',
+    message: message + noteOf(headers),
+    status: undefined,
+    headers: {},
+  };
+}
+
+/**
+ * What `decision` sent (`answer`, as the entry points write it) and a browser's verdict on it.
+ * Nothing is asked again: the decision is the one the request got.
+ */
+export function explainDecision(decision: Decision, answer: Answer, request: ExplainRequest, options: ExplainOptions = {}): Explanation {
+  const headers = lowerCaseHeaders(request.headers);
+  const sent = headersOf(answer);
+  const table = decision.table;
+  const note = noteOf(headers);
+  const origin = decision.origin;
+  const base = { covered: true, kind: kindOf(decision.kind, origin), status: answer.status, headers: sent } as const;
+  if (origin === undefined) {
+    return {
+      ...base,
+      allowed: true,
+      reason: 'not-cors',
+      option: undefined,
+      message: `No Origin: not a CORS request, so the browser applies no CORS check to ${table.route}.${note}`,
+    };
+  }
+  const credentials = options.credentials ?? false;
+  const seen = { status: answer.status ?? 200, headers: sent };
+  const requestedMethod = headers['access-control-request-method'];
+  const failure =
+    decision.kind === 'preflight'
+      ? preflightCheck(
+          origin,
+          requestedMethod!,
+          splitList(headers['access-control-request-headers']).map((name) => name.toLowerCase()),
+          seen,
+          credentials,
+        )
+      : corsCheck(origin, seen, credentials);
+  if (failure === undefined) {
+    if (decision.kind === 'preflight' && answer.status === undefined) {
+      return {
+        ...base,
+        allowed: true,
+        reason: 'preflight-continued',
+        option: undefined,
+        message: `preflightContinue is set for ${table.route}: the grant is set, and the application's answer must be a 2xx.${note}`,
+      };
+    }
+    return {
+      ...base,
+      allowed: true,
+      reason: 'allowed',
+      option: undefined,
+      message: `${origin} may ${decision.kind === 'preflight' ? `send ${requestedMethod} to` : 'read the answers of'} ${table.route}.${note}`,
+    };
+  }
+  const refusal = describe(failure, decision, requestedMethod);
+  return { ...base, allowed: false, ...refusal, message: refusal.message + note };
+}
+
+/** The contract's kinds as explain() names them: an actual request without Origin (row 5) is `not-cors`. */
+function kindOf(kind: RequestKind, origin: string | undefined): Explanation['kind'] {
+  return kind === 'actual' && origin === undefined ? 'not-cors' : kind;
+}
+
+function noteOf(headers: Record<string, string>): string {
+  return headers['access-control-request-private-network'] === 'true' ? LOCAL_NETWORK_NOTE : '';
+}
+
+/** The answer's pairs as the lower-cased map a browser check reads. */
+function headersOf(answer: Answer): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (let i = 0; i < answer.headers.length; i += 2) flat[answer.headers[i]!.toLowerCase()] = answer.headers[i + 1]!;
+  return flat;
+}
+
+type Refusal = Pick<Explanation, 'reason' | 'option' | 'message'>;
+
+/** The browser's refusal in the engine's terms: the option of the deciding route to change. */
+function describe(failure: CheckFailure, decision: Decision, requestedMethod: string | undefined): Refusal {
+  const table: PathTable = decision.table;
+  const { route, policy } = table;
+  const origin = decision.origin!;
+  switch (failure.code) {
+    case 'origin-not-allowed':
+      if (decision.reason === 'cors-off')
+        return { reason: 'cors-off', option: 'origin', message: `CORS is off for ${route} (origin: false): set origin to the origins that may read it.` };
+      if (origin === 'null')
+        return {
+          reason: 'origin-not-allowed',
+          option: 'origin',
+          message: `Origin "null" (a sandboxed frame, a file: page) is allowed for ${route} only when 'null' is listed in origin.`,
+        };
+      if (!isWellFormedOrigin(origin))
+        return {
+          reason: 'origin-not-allowed',
+          option: 'origin',
+          message: `${JSON.stringify(origin)} is not an origin a browser sends, so no origin policy of ${route} allows it.`,
+        };
+      return { reason: 'origin-not-allowed', option: 'origin', message: `${origin} is not allowed by origin for ${route}: add it to origin.` };
+    case 'origin-mismatch': {
+      const only = policy.origin.kind === 'fixed' ? policy.origin.origin : 'another origin';
+      return {
+        reason: 'origin-mismatch',
+        option: 'origin',
+        message: `${origin} is not allowed by origin for ${route}, which allows ${only} only: add ${origin} to origin (a list).`,
+      };
+    }
+    case 'wildcard-with-credentials':
+      return {
+        reason: 'wildcard-with-credentials',
+        option: 'origin',
+        message: `${route} answers Access-Control-Allow-Origin: * (origin: '*'), which a credentialed request never accepts: list the origins in origin and set allowCredentials: true.`,
+      };
+    case 'credentials-not-allowed':
+      return {
+        reason: 'credentials-not-allowed',
+        option: 'allowCredentials',
+        message: `allowCredentials is not set for ${route}, and the request sends credentials: set allowCredentials: true.`,
+      };
+    case 'method-not-allowed':
+      return policy.allowedMethods !== undefined
+        ? { reason: 'method-not-allowed', option: 'allowedMethods', message: `${requestedMethod} is not in allowedMethods for ${route}.` }
+        : {
+            reason: 'method-not-allowed',
+            option: 'route()',
+            message: `${requestedMethod} is not a method ${route} registers (${table.allow}): register it with route(), or list it in allowedMethods.`,
+          };
+    case 'header-not-allowed':
+      return policy.allowedHeaders !== undefined
+        ? { reason: 'header-not-allowed', option: 'allowedHeaders', message: `${failure.name} is not in allowedHeaders for ${route}.` }
+        : {
+            reason: 'header-not-allowed',
+            option: 'allowedHeaders',
+            message: `The Access-Control-Request-Headers list was not reflected for ${route}: it has more than 64 names, more than 4 KiB, or a name that is not a token.`,
+          };
+    default:
+      return { reason: failure.code, option: undefined, message: `${failure.detail} (${route}).` };
+  }
+}
+
+export function lowerCaseHeaders(headers: ExplainRequest['headers']): Record<string, string> {
+  const lower: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) lower[name.toLowerCase()] = typeof value === 'string' ? value : value.join(', ');
+  }
+  return lower;
+}
+
+/**
+ * explain() of every entry point: the decision a request like `request` gets (an async origin
+ * function is asked, as the request would ask it, with `request` itself), its answer, and a
+ * browser's verdict. Sends nothing.
+ */
+export async function explainRequest(core: CorsCore, request: ExplainRequest, options: ExplainOptions = {}): Promise<Explanation> {
+  const table = core.lookup(request.url ?? '/');
+  if (table === undefined) return explainUncovered(request);
+  const headers = lowerCaseHeaders(request.headers);
+  const read = (_request: ExplainRequest, name: string): string | undefined => headers[name];
+  const decision = await decide(table, request.method ?? 'GET', request, read);
+  return explainDecision(decision, answerOf(decision, request, read), request, options);
+}
