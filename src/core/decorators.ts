@@ -1,3 +1,4 @@
+/** The DI decorators (@injectable, @inject, @optional) and how a class's dependencies are read back. */
 import 'reflect-metadata';
 
 import { StartupError } from './errors.js';

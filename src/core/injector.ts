@@ -1,3 +1,4 @@
+/** The injector: resolves providers by token, level by level, and the blueprint it is built from. */
 import { readDependencies, type Dependency } from './decorators.js';
 import { ResolutionError, StartupError } from './errors.js';
 import {

@@ -1,3 +1,4 @@
+/** Modules: their metadata, the tree of imports, and the injectors per level (app, module, route, request). */
 import 'reflect-metadata';
 
 import { StartupError } from './errors.js';

@@ -1,3 +1,4 @@
+/** Providers: their shapes, the checks on them, and the guards that tell them apart. */
 import { StartupError } from './errors.js';
 import { isInjectionToken, tokenName, type Class, type Token } from './tokens.js';
 

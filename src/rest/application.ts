@@ -1,3 +1,4 @@
+/** RestApplication: builds the module tree, runs init hooks, registers routes, and serves them over node:http. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -5,7 +6,8 @@ import { getModuleDefinition, StartupError, tokenName, type Class } from '@lib/c
 
 import { buildModuleTree, type RestModuleNode, type RestModuleTree } from './modules.js';
 import { endWithBody, JSON_TYPE, TEXT } from './request-context.js';
-import { RouteTable, type HttpMethod, type RouteEntry } from './route-table.js';
+import type { HttpMethod } from './http-methods.js';
+import { RouteTable, type RouteEntry } from './route-table.js';
 import { collectControllerRoutes, hookRoute, type RouteDefinition, type RouteHandler, type RouteInfo } from './routes.js';
 
 /** A step in front of the router, Connect-style. */

@@ -1,6 +1,7 @@
+/** The REST decorators: modules (with path prefixes), controllers and routes. */
 import { defineModule, StartupError, tokenName, type Class, type DynamicModule, type ModuleMetadata, type ProviderList } from '@lib/core';
 
-import { isHttpMethod, type HttpMethod } from './route-table.js';
+import { isHttpMethod, type HttpMethod } from './http-methods.js';
 
 /** An import under a path prefix, `{ module, path: 'admin' }`, joined to the importer's; with or without providers of its own. */
 export interface RestDynamicModule extends DynamicModule {

@@ -1,3 +1,4 @@
+/** `@lib/rest`: the small REST host that CorsModule plugs into. */
 export { RestApplication, type PreRouterStep, type RestApplicationOptions, type RestInitContext } from './application.js';
 export {
   controller,

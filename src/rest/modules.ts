@@ -1,3 +1,4 @@
+/** The REST module tree: each module's place and its path prefix. */
 import { ModuleTree, type Class, type ModuleNode, type ModulePlacement } from '@lib/core';
 
 import type { RestModuleImport, RestModuleMetadata } from './decorators.js';

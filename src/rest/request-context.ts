@@ -1,3 +1,4 @@
+/** RequestContext: a controller's view of the current request and the helpers that answer it. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse } from 'node:querystring';
 

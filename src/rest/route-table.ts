@@ -1,21 +1,10 @@
-import { METHODS } from 'node:http';
-
+/** The host's route table: find-my-way with the compiled route as each store, and what 404s and 405s need. */
 import Router from 'find-my-way';
 
+import type { HttpMethod } from './http-methods.js';
 import type { CompiledRoute, RouteDefinition } from './routes.js';
 
 type V1 = Router.HTTPVersion.V1;
-
-/** An HTTP method as find-my-way names it. */
-export type HttpMethod = Router.HTTPMethod;
-
-/**
- * Whether Node.js serves `method` (upper case, as `@route()` and `addRoute()` take it). find-my-way
- * routes the same list: its `HTTPMethod` type lags it (QUERY), its run-time list does not.
- */
-export function isHttpMethod(method: string): method is HttpMethod {
-  return METHODS.includes(method);
-}
 
 /** What each route keeps as its find-my-way `store`: its compiled handler, and what duplicates and 405s need. */
 export interface RouteEntry {

@@ -1,3 +1,4 @@
+/** Routes: collected from controllers and init hooks, each compiled into a handler with its injector blueprint. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { InjectorBlueprint, providerToken, readDependencies, StartupError, tokenName, type Class, type Injector, type Provider } from '@lib/core';
@@ -5,7 +6,7 @@ import { InjectorBlueprint, providerToken, readDependencies, StartupError, token
 import { getControllerOptions, getRoutes } from './decorators.js';
 import { joinPath, type RestModuleNode, type RestModuleTree } from './modules.js';
 import { RequestContext } from './request-context.js';
-import { isHttpMethod, type HttpMethod } from './route-table.js';
+import { isHttpMethod, type HttpMethod } from './http-methods.js';
 
 /** A route as init hooks see it. */
 export interface RouteInfo {

@@ -30,7 +30,6 @@ export const ROUTE_ERROR_CODES = [
   'CORS_NOT_A_ROUTER',
   'CORS_ROUTER_EMPTY',
   'CORS_MATCHING_CONFLICT',
-  'CORS_ROUTE_BEFORE_PLUGIN',
 ] as const;
 
 /** Codes of the errors thrown while serving, by the helpers an application calls. */

@@ -1,6 +1,6 @@
 /**
- * The few pieces of HTTP and URL grammar the engine checks, with the limits that keep every
- * check linear in its input. Nothing here allocates on success.
+ * HTTP and URL grammar checks, each linear in its input. These are the few pieces of grammar the
+ * engine checks, with the limits that keep every check linear. Nothing here allocates on success.
  */
 
 // RFC 9110 5.6.2: token = 1*tchar

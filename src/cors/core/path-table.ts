@@ -1,3 +1,4 @@
+/** The per-path header tables: each answer of a path computed once, from its policy and methods, and shared between paths alike. */
 import { isReflectableHeaderList } from './http-grammar.js';
 import type { CorsPolicy } from './policy.js';
 
@@ -20,9 +21,9 @@ export interface PathTable {
   /** Rule C reflects the request's validated `Access-Control-Request-Headers`. */
   readonly reflectRequestHeaders: boolean;
   /*
-   * Each answer once, as flat [name, value, ...] pairs that every writer of responses.ts derives
-   * from (one writeHead(), or setHeader() one by one). What depends on the request (an echoed
-   * origin, reflected headers) is appended by the writers.
+   * Each answer once, as flat [name, value, ...] pairs that answerOf() (core/answer.ts) hands to
+   * every writer as they are. What depends on the request (an echoed origin, reflected headers)
+   * is appended by answerOf() to a copy.
    */
   /** Rows 3 and 5: rule A (under a constant policy the whole of rule B; else `Vary: Origin`). */
   readonly actualAnswer: readonly string[];
@@ -90,9 +91,9 @@ function buildAnswers(policy: CorsPolicy, allowed: string): Answers {
   if (policy.maxAge !== undefined) preflightGranted.push('Access-Control-Max-Age', policy.maxAge);
   if (policy.allowCredentials) preflightGranted.push('Access-Control-Allow-Credentials', 'true');
 
-  // The lists are never frozen (nor changed: the writers copy them): V8 copies a frozen array
-  // (the writers' slice()) on a slow path, which cost 8,500 instructions per preflight, an
-  // eighth of the whole request. The tables themselves are frozen at seal.
+  // The lists are never frozen, and never changed (answerOf() copies one before appending to
+  // it): V8 copies a frozen array (that slice()) on a slow path, which cost 8,500 instructions
+  // per preflight, an eighth of the whole request. The tables themselves are frozen at seal.
   return {
     varyOnOrigin,
     reflectRequestHeaders,
@@ -108,7 +109,7 @@ function buildAnswers(policy: CorsPolicy, allowed: string): Answers {
  * Row 4's whole answer to an allowed origin: the table's granted preflight, then what depends on
  * the request: the echoed origin (dynamic policies), the request's header list when the policy
  * reflects it and it passes validation, and the private network grant when asked for and
- * allowed. A new list, for every writer (node's and the fetch adapter's) to send as it is.
+ * allowed. A new list, which every writer sends as it is.
  */
 export function grantedPreflight(table: PathTable, allowedOrigin: string, requestedHeaders: string | null | undefined, asksPrivateNetwork: boolean): string[] {
   const headers = table.preflightGranted.slice();

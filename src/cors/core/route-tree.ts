@@ -1,3 +1,4 @@
+/** The covered paths in a find-my-way tree whose stores are the path tables; registration checks, and the sealed lookup. */
 import Router from 'find-my-way';
 
 import { describeValue, RouteRegistrationError } from './errors.js';

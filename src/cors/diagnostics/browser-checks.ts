@@ -1,8 +1,7 @@
 /**
- * The checks a browser applies to CORS answers (the Fetch standard's "CORS check" and
- * "CORS-preflight fetch", sections 4.8 and 4.9), written against plain header maps so that
- * `explain()` judges the engine's own answers and `cors-check` any server's the same way.
- * Nothing here imports from `node:`.
+ * A browser's CORS checks on an answer: the Fetch standard's "CORS check" and "CORS-preflight
+ * fetch" (sections 4.8 and 4.9), written against plain header maps so that `explain()` judges the
+ * engine's own answers and `cors-check` any server's the same way. Nothing here imports `node:`.
  */
 
 /** A stable code per outcome; the README lists them. */
