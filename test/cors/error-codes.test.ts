@@ -74,7 +74,7 @@ const MISTAKES: Record<string, () => unknown> = {
   CORS_ORIGIN_CACHE_WITHOUT_FUNCTION: options({ origin: 'https://a.example', originCache: { max: 1, ttl: 1 } }),
   CORS_ROUTE_INVALID_METHOD: () => createCors().route('get', '/'),
   CORS_ROUTE_INVALID_PATH: () => createCors().route('GET', 'no-leading-slash'),
-  CORS_ROUTE_CONFLICT: () => createCors().route('GET', '/x').route('POST', '/x', { origin: false }),
+  CORS_ROUTE_CONFLICT: () => createCors().route('GET', '/x').route('GET', '/x', { origin: false }),
   CORS_ROUTES_SEALED: () => {
     const cors = createCors().route('GET', '/');
     void cors.explain({ method: 'GET', url: '/', headers: {} });

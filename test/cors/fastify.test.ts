@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import t, { type Test } from 'tap';
 
-import fastifyCors, { CorsOptionsError, fastifyCors as named, RouteRegistrationError } from '@lib/cors/fastify';
+import fastifyCors, { CorsOptionsError, fastifyCors as named } from '@lib/cors/fastify';
 
 import { captureLogger, corsHeadersOf, fetchAnswer, type RequestHeaders } from '../helpers/http.js';
 
@@ -299,14 +299,19 @@ t.test('per-route policies: each path answers its own preflights (what @fastify/
   t.same(corsHeadersOf(actual), { 'access-control-allow-origin': 'https://partner-a.test', 'access-control-allow-credentials': 'true', vary: 'Origin' });
 });
 
-t.test('two policies on one path are refused when the second route is declared', async (t) => {
+t.test('a policy per route: another method of the path may differ, the same method may not (rule E)', async (t) => {
   const app = Fastify();
   t.teardown(() => app.close());
   await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
   app.get('/one', async () => 'one');
-  t.throws(() => app.post('/one', { config: { cors: { origin: '*' } } }, async () => 'two'), RouteRegistrationError);
+  t.doesNotThrow(() => app.post('/one', { config: { cors: { origin: '*' } } }, async () => 'two'));
   // The same options again are one policy: fine.
   t.doesNotThrow(() => app.put('/one', { config: { cors: { origin: LIST } } }, async () => 'three'));
+  // fastify refuses a second GET /one itself; a constraint-free twin through another prefix style is the same route to us.
+  t.throws(() => app.route({ method: 'GET', url: '/one', constraints: { version: '2.0.0' }, config: { cors: { origin: '*' } }, handler: async () => 'v2' }), {
+    name: 'RouteRegistrationError',
+    code: 'CORS_ROUTE_CONFLICT',
+  });
 });
 
 t.test("an OPTIONS route of the application's own answers plain OPTIONS; preflights stay the engine's unless preflightContinue", async (t) => {

@@ -44,6 +44,9 @@ export class CorsCore {
     const compiled = compileUserOptions(options ?? {}, { source: this.source, logger: this.logger });
     this.#options = compiled.options;
     this.#policy = compiled.policy;
+    // Route options that merge to the base ones are the base policy: one policy per set of options,
+    // so the methods of a path that share options share a table (rule E).
+    this.knowPolicy(this.#options, this.#policy);
   }
 
   /**

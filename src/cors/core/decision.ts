@@ -22,6 +22,8 @@ export type DecisionReason = 'not-cors' | 'allowed' | 'origin-not-allowed' | 'co
 
 export interface Decision {
   readonly kind: RequestKind;
+  /** The method whose policy decided: the request's own, a preflight's requested one, OPTIONS for rows 1 and 2. */
+  readonly method: string;
   /** The table of the policy that decided. */
   readonly table: PathTable;
   /** The request's `Origin`, as sent. */
@@ -35,22 +37,27 @@ export interface Decision {
  * The row and the origin verdict. Synchronous for every policy but an async origin function,
  * which is asked once, with `request` as the entry point handed it over.
  */
-export function decide<Req>(table: PathTable, method: string | undefined, request: Req, read: HeaderReader<Req>): Decision | Promise<Decision> {
+export function decide<Req>(pathTable: PathTable, requestMethod: string | undefined, request: Req, read: HeaderReader<Req>): Decision | Promise<Decision> {
   const origin = read(request, 'origin') ?? undefined;
-  const kind = classify(method, origin, method === 'OPTIONS' && (read(request, 'access-control-request-method') ?? undefined) !== undefined);
-  if (origin === undefined) return { kind, table, origin, allowedOrigin: undefined, reason: 'not-cors' };
+  const asked = requestMethod === 'OPTIONS' ? (read(request, 'access-control-request-method') ?? undefined) : undefined;
+  const kind = classify(requestMethod, origin, asked !== undefined);
+  // The method picks the policy (rule E): a preflight's requested one, else the request's own.
+  const method = kind === 'preflight' ? asked! : (requestMethod ?? 'GET');
+  const byMethod = pathTable.byMethod;
+  const table = byMethod === undefined ? pathTable : (byMethod.get(method) ?? byMethod.get('OPTIONS')!);
+  if (origin === undefined) return { kind, method, table, origin, allowedOrigin: undefined, reason: 'not-cors' };
   const matcher = table.policy.origin;
   switch (matcher.kind) {
     case 'any':
     case 'fixed':
       // One answer for every origin (rule A): the browser compares the fixed origin with its own.
-      return { kind, table, origin, allowedOrigin: origin, reason: 'allowed' };
+      return { kind, method, table, origin, allowedOrigin: origin, reason: 'allowed' };
     case 'none':
-      return { kind, table, origin, allowedOrigin: undefined, reason: 'cors-off' };
+      return { kind, method, table, origin, allowedOrigin: undefined, reason: 'cors-off' };
     case 'dynamic': {
       const verdict = matcher.allows(origin, request);
-      if (verdict === true || verdict === false) return verdictOf(kind, table, origin, verdict);
-      return verdict.then((allowed) => verdictOf(kind, table, origin, allowed));
+      if (verdict === true || verdict === false) return verdictOf(kind, method, table, origin, verdict);
+      return verdict.then((allowed) => verdictOf(kind, method, table, origin, allowed));
     }
   }
 }
@@ -61,10 +68,10 @@ export function classify(method: string | undefined, origin: string | undefined,
   return origin !== undefined && asksMethod ? 'preflight' : 'options';
 }
 
-function verdictOf(kind: RequestKind, table: PathTable, origin: string, allowed: boolean): Decision {
+function verdictOf(kind: RequestKind, method: string, table: PathTable, origin: string, allowed: boolean): Decision {
   return allowed
-    ? { kind, table, origin, allowedOrigin: origin, reason: 'allowed' }
-    : { kind, table, origin, allowedOrigin: undefined, reason: 'origin-not-allowed' };
+    ? { kind, method, table, origin, allowedOrigin: origin, reason: 'allowed' }
+    : { kind, method, table, origin, allowedOrigin: undefined, reason: 'origin-not-allowed' };
 }
 
 /** Reads a header of an IncomingMessage (node joins repeated headers but Set-Cookie into one string). */

@@ -16,6 +16,12 @@ export interface PathTable {
   readonly allow: string;
   /** The application has its own OPTIONS route here, which answers non-preflight OPTIONS. */
   readonly explicitOptions: boolean;
+  /**
+   * Where the methods of the path have different policies: each method's table (HEAD with GET's
+   * unless declared, OPTIONS and undeclared methods with the path's OPTIONS policy), shared by every
+   * table of the path. `undefined` when one policy covers the whole path.
+   */
+  readonly byMethod: ReadonlyMap<string, PathTable> | undefined;
   /** The policy depends on `Origin` (the dynamic kind): only its answers differ by origin. */
   readonly varyOnOrigin: boolean;
   /** Rule C reflects the request's validated `Access-Control-Request-Headers`. */
@@ -40,9 +46,28 @@ export interface PathTable {
 /** Methods covered when no route is registered (the `cors` package's default list). */
 export const GLOBAL_METHODS: readonly string[] = ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE'];
 
-export function buildPathTable(route: string, policy: CorsPolicy, methods: Iterable<string>): PathTable {
+/**
+ * On a path whose methods have different policies, what one policy's preflight may list: a
+ * browser caches the methods of a granted preflight, then sends them with no preflight of their
+ * own, so a method under another policy must never be listed (docs/CONTRACT.md, rule E).
+ */
+export interface MethodScope {
+  /** Methods of the path (HEAD and OPTIONS included) whose requests this policy decides. */
+  readonly own: ReadonlySet<string>;
+  /** Methods the path declares itself; those it does not are decided by its OPTIONS policy. */
+  readonly declared: ReadonlySet<string>;
+  /** This policy is the path's OPTIONS policy. */
+  readonly decidesUndeclared: boolean;
+}
+
+/**
+ * The table of `policy` on a path of `methods`; `scope` when the path has other policies too.
+ * `byMethod` is left for the route tree to set once every table of the path exists.
+ */
+export function buildPathTable(route: string, policy: CorsPolicy, methods: Iterable<string>, scope?: MethodScope): PathTable {
   const registered = [...methods];
   const allowed = allowList(registered);
+  const allowMethods = allowedMethodsOf(policy, allowed, scope);
   // Paths with one policy and one method list share their answers: 100,000 routes then hold a
   // few lists, not 100,000 copies of them (bench --startup).
   let answers = sharedAnswers.get(policy);
@@ -50,20 +75,36 @@ export function buildPathTable(route: string, policy: CorsPolicy, methods: Itera
     answers = new Map();
     sharedAnswers.set(policy, answers);
   }
-  let shared = answers.get(allowed);
+  const key = scope === undefined ? allowed : `${allowed}\n${allowMethods}`;
+  let shared = answers.get(key);
   if (shared === undefined) {
-    shared = buildAnswers(policy, allowed);
-    answers.set(allowed, shared);
+    shared = buildAnswers(policy, allowed, allowMethods, scope !== undefined);
+    answers.set(key, shared);
   }
-  return { route, policy, allow: allowed, explicitOptions: registered.includes('OPTIONS'), ...shared };
+  return { route, policy, allow: allowed, explicitOptions: registered.includes('OPTIONS'), byMethod: undefined, ...shared };
 }
 
-type Answers = Omit<PathTable, 'route' | 'policy' | 'allow' | 'explicitOptions'>;
+/**
+ * `Access-Control-Allow-Methods` of a granted preflight: `allowedMethods`, else the path's
+ * methods; under a scope, only the methods this policy decides (`'*'` becomes that list too, as
+ * a browser would otherwise send any method on the cached grant).
+ */
+function allowedMethodsOf(policy: CorsPolicy, allowed: string, scope: MethodScope | undefined): string {
+  const configured = policy.allowedMethods;
+  if (scope === undefined) return configured?.join(', ') ?? allowed;
+  const listed =
+    configured === undefined || configured.includes('*')
+      ? allowed.split(', ').filter((method) => scope.own.has(method))
+      : configured.filter((method) => scope.own.has(method) || (scope.decidesUndeclared && !scope.declared.has(method)));
+  return listed.join(', ');
+}
+
+type Answers = Omit<PathTable, 'route' | 'policy' | 'allow' | 'explicitOptions' | 'byMethod'>;
 
 /** The answers of a policy for a path with `allowed` methods, by policy, then by `Allow`. */
 const sharedAnswers = new WeakMap<CorsPolicy, Map<string, Answers>>();
 
-function buildAnswers(policy: CorsPolicy, allowed: string): Answers {
+function buildAnswers(policy: CorsPolicy, allowed: string, allowMethods: string, variesByMethod: boolean): Answers {
   const origin = policy.origin;
   const constantAllowOrigin = origin.kind === 'any' ? '*' : origin.kind === 'fixed' ? origin.origin : undefined;
   const varyOnOrigin = origin.kind === 'dynamic';
@@ -79,13 +120,16 @@ function buildAnswers(policy: CorsPolicy, allowed: string): Answers {
   if (varyOnOrigin) preflightVary.push('Origin');
   if (reflectRequestHeaders) preflightVary.push('Access-Control-Request-Headers');
   if (policy.allowPrivateNetwork) preflightVary.push('Access-Control-Request-Private-Network');
+  // The requested method picks the policy: caches must keep one answer per method.
+  if (variesByMethod) preflightVary.push('Access-Control-Request-Method');
   const preflightRefused: string[] = [];
   if (preflightVary.length > 0) preflightRefused.push('Vary', preflightVary.join(', '));
   if (constantAllowOrigin !== undefined) preflightRefused.push('Access-Control-Allow-Origin', constantAllowOrigin);
   // RFC 9110 8.6: never a Content-Length in a 204. Written out for other statuses, because
   // node:http sends a writeHead() answer without one chunked.
   if (policy.optionsSuccessStatus !== 204) preflightRefused.push('Content-Length', '0');
-  const preflightGranted = [...preflightRefused, 'Access-Control-Allow-Methods', policy.allowedMethods?.join(', ') ?? allowed];
+  const preflightGranted = [...preflightRefused];
+  if (allowMethods !== '') preflightGranted.push('Access-Control-Allow-Methods', allowMethods);
   if (policy.allowedHeaders !== undefined && policy.allowedHeaders.length > 0)
     preflightGranted.push('Access-Control-Allow-Headers', policy.allowedHeaders.join(', '));
   if (policy.maxAge !== undefined) preflightGranted.push('Access-Control-Max-Age', policy.maxAge);

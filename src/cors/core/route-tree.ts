@@ -26,13 +26,22 @@ const DEFAULT_MATCHING: Required<PathMatching> = {
 };
 const MATCHING_FIELDS = Object.keys(DEFAULT_MATCHING) as (keyof PathMatching)[];
 
-interface PathRecord {
-  readonly methods: Set<string>;
+/** One method's registration on a path. */
+interface MethodRecord {
   readonly policy: CorsPolicy;
   /** The merged options the policy was compiled from, to tell equal registrations from conflicting ones. */
   readonly options: AnyCorsOptions;
-  /** Who registered the path first, named when a later registration conflicts. */
+  /** Who registered it, named when a later registration conflicts. */
   readonly source: string;
+}
+
+interface PathRecord {
+  /** The path's store in the tree: the table of its first policy (one object, completed in place). */
+  readonly store: PathTable;
+  /** The declared methods, in registration order, each with its policy. */
+  readonly methods: Map<string, MethodRecord>;
+  /** One table per policy of the path, each completed in place as methods are added (the fastify plugin keeps them). */
+  readonly tables: Map<CorsPolicy, PathTable>;
 }
 
 export type PathLookup = (url: string) => PathTable | undefined;
@@ -132,12 +141,11 @@ export class RouteTree {
         );
       }
     }
-    const found = this.#find(path);
-    if (found === undefined) {
-      const record: PathRecord = { methods: new Set(methods), policy, options, source };
-      const created = buildPathTable(path, policy, methods);
+    let record = this.#find(path);
+    if (record === undefined) {
+      const store = buildPathTable(path, policy, methods);
       try {
-        this.#tree().on(TREE_METHOD, path, unusedHandler, created);
+        this.#tree().on(TREE_METHOD, path, unusedHandler, store);
       } catch (error) {
         throw new RouteRegistrationError(
           'CORS_ROUTE_INVALID_PATH',
@@ -147,39 +155,40 @@ export class RouteTree {
           'write it in find-my-way syntax, starting with "/", e.g. "/users/:id"',
         );
       }
-      this.#records.set(created, record);
-      return created;
+      record = { store, methods: new Map(), tables: new Map([[policy, store]]) };
+      this.#records.set(store, record);
     }
-    const [table, existing] = found;
-    if (existing.policy !== policy && !sameOptions(existing.options, options)) {
-      const repeated = methods.filter((method) => existing.methods.has(method));
-      const [is, it] = repeated.length === 1 ? ['is', 'it'] : ['are', 'them'];
+    let own = policy;
+    for (const method of methods) {
+      const existing = record.methods.get(method);
+      if (existing === undefined) continue;
+      if (existing.policy === policy || sameOptions(existing.options, options)) {
+        own = existing.policy;
+        continue;
+      }
+      // Per path and method, one policy: a second one would have to be resolved by a guess.
       throw new RouteRegistrationError(
         'CORS_ROUTE_CONFLICT',
         source,
         path,
-        `has other CORS options than ${existing.source} gave it, and a browser caches one CORS answer per URL`,
-        repeated.length > 0
-          ? `${repeated.join(', ')} ${is} already covered there: register ${it} once, with the options you mean`
-          : `give every route of ${path} the same CORS options, e.g. register them together: route(['GET', 'POST'], ${JSON.stringify(path)}, options)`,
+        `gives ${method} other CORS options than ${existing.source} gave it`,
+        `declare ${method} ${path} once, with the options you mean; other methods of ${path} may have options of their own`,
       );
     }
-    for (const method of methods) existing.methods.add(method);
-    Object.assign(table, buildPathTable(table.route, existing.policy, existing.methods));
-    return table;
+    for (const method of methods) if (!record.methods.has(method)) record.methods.set(method, { policy: own, options, source });
+    completeTables(record);
+    return record.tables.get(own)!;
   }
 
   /** An already registered path, under any spelling of it ('/a/:x' and '/a/:y' are one route). */
-  #find(path: string): [PathTable, PathRecord] | undefined {
+  #find(path: string): PathRecord | undefined {
     if (this.#router === undefined || typeof path !== 'string') return undefined;
     // findRoute() takes the path as on() stored it, after on()'s own clean-ups.
     let stored = path;
     if (this.#matching.ignoreDuplicateSlashes) stored = stored.replace(/\/\/+/g, '/');
     if (this.#matching.ignoreTrailingSlash && stored.length > 1 && stored.endsWith('/')) stored = stored.slice(0, -1);
     const table = this.#router.findRoute(TREE_METHOD, stored)?.store as PathTable | undefined;
-    if (table === undefined) return undefined;
-    const record = this.#records.get(table);
-    return record === undefined ? undefined : [table, record];
+    return table === undefined ? undefined : this.#records.get(table);
   }
 
   /**
@@ -194,7 +203,7 @@ export class RouteTree {
       const table = Object.freeze(buildPathTable('*', globalPolicy, methods));
       return () => table;
     }
-    for (const table of this.#records.keys()) Object.freeze(table);
+    for (const record of this.#records.values()) for (const table of record.tables.values()) Object.freeze(table);
     // Compiled lookups are generated code (new Function), which Cloudflare's workerd forbids while
     // serving, and compiling costs about 0.1 ms a path (and overflows the stack near 100,000):
     // past COMPILED_LOOKUP_LIMIT paths, or where code cannot be generated, the tree is walked as
@@ -212,6 +221,47 @@ export class RouteTree {
     this.#router ??= Router({ ...this.#matching, querystringParser: () => NO_SEARCH_PARAMS });
     return this.#router;
   }
+}
+
+/**
+ * (Re)builds every table of a path from its methods: one per policy, each listing only the methods
+ * it decides, and all sharing `byMethod`, through which the decision picks the request's own
+ * (OPTIONS, rows 1 and 2, and methods the path does not declare go to the OPTIONS policy). With
+ * one policy the one table is that of a path without per-method policies.
+ */
+function completeTables(record: PathRecord): void {
+  const declared = [...record.methods.keys()];
+  const policyOf = (method: string): CorsPolicy | undefined => record.methods.get(method)?.policy;
+  // OPTIONS follows its own declaration, else GET's policy, else the first method's.
+  const optionsPolicy = policyOf('OPTIONS') ?? policyOf('GET') ?? record.methods.get(declared[0]!)!.policy;
+  // HEAD follows GET unless declared itself.
+  const effective = (method: string): CorsPolicy => policyOf(method) ?? (method === 'HEAD' ? policyOf('GET') : undefined) ?? optionsPolicy;
+  const route = record.store.route;
+  const policies = new Set([...record.methods.values()].map((entry) => entry.policy));
+  if (policies.size === 1) {
+    Object.assign(record.store, buildPathTable(route, optionsPolicy, declared));
+    return;
+  }
+  const methods = new Set([...declared, 'OPTIONS', ...(declared.includes('GET') ? ['HEAD'] : [])]);
+  const declaredSet = new Set(declared);
+  const byMethod = new Map<string, PathTable>();
+  for (const policy of policies) {
+    const own = new Set([...methods].filter((method) => effective(method) === policy));
+    const table = tableOf(record, policy);
+    Object.assign(table, buildPathTable(route, policy, declared, { own, declared: declaredSet, decidesUndeclared: policy === optionsPolicy }));
+    for (const method of own) byMethod.set(method, table);
+  }
+  for (const table of record.tables.values()) Object.assign(table, { byMethod });
+}
+
+/** The path's one table object for `policy`, created the first time. */
+function tableOf(record: PathRecord, policy: CorsPolicy): PathTable {
+  let table = record.tables.get(policy);
+  if (table === undefined) {
+    table = { ...record.store };
+    record.tables.set(policy, table);
+  }
+  return table;
 }
 
 function pickMatching(matching: PathMatching): Required<PathMatching> {

@@ -27,6 +27,8 @@ export interface Explanation {
   /** The browser's verdict: the page may go on (preflight) or read the answer. */
   readonly allowed: boolean;
   readonly reason: ReasonCode;
+  /** The method whose policy decided (a preflight's requested method; OPTIONS for rows 1 and 2); `undefined` off the covered paths. */
+  readonly method: string | undefined;
   /** The option to change for a refusal (`origin`, `allowCredentials`, `allowedMethods`, `allowedHeaders`, `route()`), else `undefined`. */
   readonly option: string | undefined;
   /** One sentence naming the option to change. */
@@ -55,6 +57,7 @@ export function explainUncovered(request: ExplainRequest): Explanation {
     kind: kindOf(classify(request.method ?? 'GET', origin, headers['access-control-request-method'] !== undefined), origin),
     allowed: origin === undefined,
     reason: origin === undefined ? 'not-cors' : 'not-covered',
+    method: undefined,
     option: origin === undefined ? undefined : 'route()',
     message: message + noteOf(headers),
     status: undefined,
@@ -69,17 +72,17 @@ export function explainUncovered(request: ExplainRequest): Explanation {
 export function explainDecision(decision: Decision, answer: Answer, request: ExplainRequest, options: ExplainOptions = {}): Explanation {
   const headers = lowerCaseHeaders(request.headers);
   const sent = headersOf(answer);
-  const table = decision.table;
   const note = noteOf(headers);
   const origin = decision.origin;
-  const base = { covered: true, kind: kindOf(decision.kind, origin), status: answer.status, headers: sent } as const;
+  const base = { covered: true, kind: kindOf(decision.kind, origin), method: decision.method, status: answer.status, headers: sent } as const;
+  const route = routeOf(decision);
   if (origin === undefined) {
     return {
       ...base,
       allowed: true,
       reason: 'not-cors',
       option: undefined,
-      message: `No Origin: not a CORS request, so the browser applies no CORS check to ${table.route}.${note}`,
+      message: `No Origin: not a CORS request, so the browser applies no CORS check to ${route}.${note}`,
     };
   }
   const credentials = options.credentials ?? false;
@@ -102,7 +105,7 @@ export function explainDecision(decision: Decision, answer: Answer, request: Exp
         allowed: true,
         reason: 'preflight-continued',
         option: undefined,
-        message: `preflightContinue is set for ${table.route}: the grant is set, and the application's answer must be a 2xx.${note}`,
+        message: `preflightContinue is set for ${route}: the grant is set, and the application's answer must be a 2xx.${note}`,
       };
     }
     return {
@@ -110,11 +113,16 @@ export function explainDecision(decision: Decision, answer: Answer, request: Exp
       allowed: true,
       reason: 'allowed',
       option: undefined,
-      message: `${origin} may ${decision.kind === 'preflight' ? `send ${requestedMethod} to` : 'read the answers of'} ${table.route}.${note}`,
+      message: `${origin} may ${decision.kind === 'preflight' ? `send ${requestedMethod} to` : 'read the answers of'} ${route}.${note}`,
     };
   }
   const refusal = describe(failure, decision, requestedMethod);
   return { ...base, allowed: false, ...refusal, message: refusal.message + note };
+}
+
+/** The route as a message names it: with the method whose policy decided, where the path has several (rule E). */
+function routeOf(decision: Decision): string {
+  return decision.table.byMethod === undefined ? decision.table.route : `${decision.method} ${decision.table.route}`;
 }
 
 /** The contract's kinds as explain() names them: an actual request without Origin (row 5) is `not-cors`. */
@@ -138,7 +146,8 @@ type Refusal = Pick<Explanation, 'reason' | 'option' | 'message'>;
 /** The browser's refusal in the engine's terms: the option of the deciding route to change. */
 function describe(failure: CheckFailure, decision: Decision, requestedMethod: string | undefined): Refusal {
   const table: PathTable = decision.table;
-  const { route, policy } = table;
+  const policy = table.policy;
+  const route = routeOf(decision);
   const origin = decision.origin!;
   switch (failure.code) {
     case 'origin-not-allowed':
@@ -183,7 +192,7 @@ function describe(failure: CheckFailure, decision: Decision, requestedMethod: st
         : {
             reason: 'method-not-allowed',
             option: 'route()',
-            message: `${requestedMethod} is not a method ${route} registers (${table.allow}): register it with route(), or list it in allowedMethods.`,
+            message: `${requestedMethod} is not a method ${table.route} registers (${table.allow}): register it with route(), or list it in allowedMethods.`,
           };
     case 'header-not-allowed':
       return policy.allowedHeaders !== undefined
