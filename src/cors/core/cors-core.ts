@@ -6,6 +6,9 @@ import type { PathTable } from './path-table.js';
 import { checkOptionsObject, compilePolicy, compileUserOptions, type CorsPolicy } from './policy.js';
 import { RouteTree, type MirrorableRouter, type PathLookup, type PathMatching } from './route-tree.js';
 
+/** How a route() registration is named in errors: `route GET,POST /users`. */
+export const routeLabel = (methods: readonly string[], path: string): string => `route ${methods.join(',')} ${path}`;
+
 export interface CoreSettings {
   /** Start-up warnings and request-time faults. Default: `console`. */
   logger?: CorsLogger | undefined;

@@ -20,7 +20,7 @@
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import vary from 'vary';
 
-import { CorsCore } from '../core/cors-core.js';
+import { CorsCore, routeLabel } from '../core/cors-core.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
 import type { PathTable } from '../core/path-table.js';
 import type { PathMatching } from '../core/route-tree.js';
@@ -220,9 +220,6 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
 
   done();
 }
-
-/** How a route is named in errors. */
-const routeLabel = (methods: readonly string[], path: string): string => `route ${methods.join(',')} ${path}`;
 
 /** Flat [name, value, ...] pairs as an object. */
 function headersOf(pairs: readonly string[]): Record<string, string> {

@@ -6,7 +6,7 @@
  * Deno, Bun and workerd's nodejs_compat provide).
  */
 import { answerOf, type Answer } from '../core/answer.js';
-import { CorsCore, type CoreSettings } from '../core/cors-core.js';
+import { CorsCore, routeLabel, type CoreSettings } from '../core/cors-core.js';
 import { decide } from '../core/decision.js';
 import type { CorsOptions } from '../core/options.js';
 import { logRefusal } from '../diagnostics/refusals.js';
@@ -39,7 +39,7 @@ export function createCors(options?: CorsOptions<Request>, settings?: FetchCorsS
   const adapter: FetchCors = {
     route(methods, path, routeOptions) {
       const list = typeof methods === 'string' ? [methods] : methods;
-      core.route(list, path, routeOptions, `route ${list.join(',')} ${path}`);
+      core.route(list, path, routeOptions, routeLabel(list, path));
       return adapter;
     },
     handle: (request, next) => answer(core, request, next),

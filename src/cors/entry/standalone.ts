@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-import { CorsCore, type CoreSettings } from '../core/cors-core.js';
+import { CorsCore, routeLabel, type CoreSettings } from '../core/cors-core.js';
 import type { CorsOptions } from '../core/options.js';
 import type { FindMyWayRouter } from '../core/route-tree.js';
 import { explainRequest, type ExplainOptions, type ExplainRequest, type Explanation } from '../diagnostics/explain.js';
@@ -52,7 +52,7 @@ export class CorsEngine {
    */
   route(methods: string | readonly string[], path: string, options?: CorsOptions<IncomingMessage>): this {
     const list = typeof methods === 'string' ? [methods] : methods;
-    this.#core.route(list, path, options, `route ${list.join(',')} ${path}`);
+    this.#core.route(list, path, options, routeLabel(list, path));
     return this;
   }
 
