@@ -21,7 +21,7 @@ export interface CoreSettings {
 }
 
 /**
- * Holds what the entry points share and decides each request once. Not published: the entry
+ * Holds what the entry points share: options, routes, the sealed lookup. Not published: the entry
  * points (entry/, module/) import it; users reach it through them.
  */
 export class CorsCore {
@@ -95,10 +95,6 @@ export class CorsCore {
   seal(): void {
     if (this.#lookup !== undefined) return;
     this.#lookup = this.#tree.seal(this.#policy);
-  }
-
-  get sealed(): boolean {
-    return this.#lookup !== undefined;
   }
 
   /** The table of a URL's path (`/path?query`), or `undefined` off the covered paths. */

@@ -73,9 +73,3 @@ function verdictOf(kind: RequestKind, method: string, table: PathTable, origin: 
     ? { kind, method, table, origin, allowedOrigin: origin, reason: 'allowed' }
     : { kind, method, table, origin, allowedOrigin: undefined, reason: 'origin-not-allowed' };
 }
-
-/** Reads a header of an IncomingMessage (node joins repeated headers but Set-Cookie into one string). */
-export function readNodeHeader(request: { readonly headers: Readonly<Record<string, string | string[] | undefined>> }, name: string): string | undefined {
-  const value = request.headers[name];
-  return typeof value === 'string' || value === undefined ? value : value.join(', ');
-}

@@ -207,7 +207,7 @@ function describe(failure: CheckFailure, decision: Decision, requestedMethod: st
   }
 }
 
-export function lowerCaseHeaders(headers: ExplainRequest['headers']): Record<string, string> {
+function lowerCaseHeaders(headers: ExplainRequest['headers']): Record<string, string> {
   const lower: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) lower[name.toLowerCase()] = typeof value === 'string' ? value : value.join(', ');

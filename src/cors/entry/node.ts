@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 
 import { answerOf } from '../core/answer.js';
 import type { CorsCore } from '../core/cors-core.js';
-import { decide, readNodeHeader, type Decision } from '../core/decision.js';
+import { decide, type Decision } from '../core/decision.js';
 import type { PathTable } from '../core/path-table.js';
 import { logRefusal } from '../diagnostics/refusals.js';
 import { endEmpty, writeAnswer } from './node-writer.js';
@@ -60,4 +60,10 @@ function write(core: CorsCore, decision: Decision, request: NodeLikeRequest, res
   const goOn = writeAnswer(res, answer);
   if (core.debug) logRefusal(core, decision, answer, request);
   return goOn;
+}
+
+/** Reads a header of an IncomingMessage (node joins repeated headers but Set-Cookie into one string). */
+function readNodeHeader(request: { readonly headers: Readonly<Record<string, string | string[] | undefined>> }, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' || value === undefined ? value : value.join(', ');
 }
