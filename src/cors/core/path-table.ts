@@ -3,6 +3,23 @@ import { isReflectableHeaderList } from './http-grammar.js';
 import type { CorsPolicy } from './policy.js';
 
 /**
+ * What the engine sends for one request, in no framework's terms. The entry points write it
+ * (entry/node-writer.ts, entry/fetch.ts) and explain() reports it, so all three say the same.
+ * Declared here because a table holds its request-independent answers ready made.
+ */
+export interface Answer {
+  /** The status the engine answers with itself, empty body; `undefined`: the application answers, with these headers set. */
+  readonly status: number | undefined;
+  /**
+   * Flat [name, value, ...] pairs. Often the path table's own list (writers must not change it):
+   * only what depends on the request (an echoed origin, reflected headers) makes a new one.
+   * A `Content-Length` pair is there for writers that send the list as it is (node's writeHead());
+   * the others leave it to whoever ends the response.
+   */
+  readonly headers: readonly string[];
+}
+
+/**
  * Everything the engine sends for one path that does not depend on the request, computed once
  * when the routes are sealed. It is the `store` of the path's node in the find-my-way tree, so
  * one lookup answers "is the path covered, with which methods, under which policy". Rows and
@@ -41,6 +58,14 @@ export interface PathTable {
   readonly preflightRefused: readonly string[];
   /** Row 4, origin allowed. */
   readonly preflightGranted: readonly string[];
+  /*
+   * The answers that depend on nothing of the request, whole, so the hot path allocates none:
+   * rows 3 and 5 (the application answers), rows 1 and 2 (the engine's 204, or the
+   * application's own OPTIONS route), row 4 refused.
+   */
+  readonly actual: Answer;
+  readonly options: Answer;
+  readonly preflightRefusal: Answer;
 }
 
 /** Methods covered when no route is registered (the `cors` package's default list). */
@@ -138,14 +163,18 @@ function buildAnswers(policy: CorsPolicy, allowed: string, allowMethods: string,
   // The lists are never frozen, and never changed (answerOf() copies one before appending to
   // it): V8 copies a frozen array (that slice()) on a slow path, which cost 8,500 instructions
   // per preflight, an eighth of the whole request. The tables themselves are frozen at seal.
+  const optionsAnswer = [...actualAnswer, 'Allow', allowed];
   return {
     varyOnOrigin,
     reflectRequestHeaders,
     actualAnswer,
-    optionsAnswer: [...actualAnswer, 'Allow', allowed],
+    optionsAnswer,
     grant: varyOnOrigin ? ruleB : [],
     preflightRefused,
     preflightGranted,
+    actual: { status: undefined, headers: actualAnswer },
+    options: { status: 204, headers: optionsAnswer },
+    preflightRefusal: { status: policy.preflightContinue ? undefined : policy.optionsSuccessStatus, headers: preflightRefused },
   };
 }
 
