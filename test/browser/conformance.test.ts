@@ -217,6 +217,32 @@ async function scenarios(t: Test, engine: Engine, api: ApiServer, pageA: EngineP
       headers: { 'x-exposed': 'yes', 'x-hidden': null },
     });
   });
+
+  t.test('14. one URL, a policy per method (rule E): a credentialed DELETE and a public GET, both orders, then cached', async (t) => {
+    const del = () => fromB('/posts', { method: 'DELETE', credentials: 'include' });
+    // A header that is not CORS-safelisted, so the GET is preflighted too and its answer meets the DELETE's in the cache.
+    const get = () => fromB('/posts', { headers: { 'X-Foo': '1' } });
+    reached();
+    for (const [round, first, second] of [
+      ['DELETE, then GET', del, get],
+      ['GET, then DELETE', get, del],
+      ['again, preflights cached', del, get],
+    ] as const) {
+      t.match(await first(), { resolved: true, status: 200 }, `${round}: the first`);
+      t.match(await second(), { resolved: true, status: 200 }, `${round}: the second`);
+    }
+    const seen = reached();
+    t.same(withoutPreflights(seen), ['DELETE /posts', 'GET /posts', 'GET /posts', 'DELETE /posts', 'DELETE /posts', 'GET /posts']);
+    t.same(seen.slice(0, 4), ['OPTIONS /posts', 'DELETE /posts', 'OPTIONS /posts', 'GET /posts'], "the GET was not let through on the DELETE's grant");
+
+    t.match(await fromA('/posts', { headers: { 'X-Foo': '1' } }), { resolved: true, body: 'posts' }, 'the GET policy is open to a');
+    reached();
+    t.match(await fromA('/posts', { method: 'DELETE' }), { resolved: false }, 'the DELETE policy refuses a');
+    t.match(await fromA('/posts', { method: 'DELETE', credentials: 'include' }), { resolved: false }, 'with credentials too');
+    const refused = reached();
+    t.ok(refused.length > 0, 'a preflight asked');
+    t.same(withoutPreflights(refused), [], 'refused at the preflight: no DELETE reached the server');
+  });
 }
 
 /** Whether `allowedHeaders: '*'` lets `Authorization` through, against the Fetch standard. */

@@ -99,6 +99,9 @@ export function routeTable(a: string, b: string): RouteSpec[] {
       },
     },
     { methods: ['GET'], path: '/null-listed', options: { origin: ['null', a] }, handle: ok },
+    // Rule E: one URL, reads open to every origin, deletes only from b, with credentials.
+    { methods: ['GET'], path: '/posts', options: { origin: '*', maxAge: 60 }, handle: ({ res }) => reply(res, 200, 'posts') },
+    { methods: ['DELETE'], path: '/posts', options: { origin: [b], allowCredentials: true, maxAge: 60 }, handle: ({ res }) => reply(res, 200, 'deleted') },
     {
       // The README's login: a JSON body (so a preflight) and credentials: 'include'.
       methods: ['POST'],

@@ -51,8 +51,9 @@
  * 13. Vary: a handler's `reply.header('Vary', ...)` is merged after the engine's fields
  *     ('Origin, foo, bar'). With @fastify/cors it replaces `Vary: Origin` (checked with 11.4.3:
  *     a handler's 'Accept' leaves 'Accept' alone), so shared caches may mix origins' answers.
- * 14. One CORS policy per path: two routes of one path with different `config.cors` are refused
- *     when declared (a browser caches one preflight answer per URL).
+ * 14. A policy per path and method (docs/CONTRACT.md, rule E): two routes of one path may have
+ *     different `config.cors`; a preflight is decided by the policy of the method it asks for and
+ *     lists only the methods of that policy. @fastify/cors has one policy for every preflight.
  *
  * Not ported: the delegator cases (dynamic config by callback and by Promise, and the invalid
  * delegator, in cors.test.js, preflight.test.js and hooks.test.js: no delegator, difference 9);
