@@ -6,10 +6,12 @@ import { readFileSync } from 'node:fs';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 
+import express from 'express';
 import Router from 'find-my-way';
 import t from 'tap';
 
 import { CorsService } from '@lib/cors';
+import { createCors as createExpressCors } from '@lib/cors/express';
 import {
   CorsOptionsError,
   CorsUsageError,
@@ -46,6 +48,7 @@ const PINNED = [
   'CORS_NOT_A_ROUTER',
   'CORS_ROUTER_EMPTY',
   'CORS_MATCHING_CONFLICT',
+  'CORS_MOUNT_UNSEEN',
   'CORS_INVALID_COOKIE',
   'CORS_NO_ENGINE',
 ];
@@ -86,6 +89,11 @@ const MISTAKES: Record<string, () => unknown> = {
     const router = Router({ caseSensitive: false });
     router.on('GET', '/b', () => {});
     return createCors().route('GET', '/a').mirror(router);
+  },
+  CORS_MOUNT_UNSEEN: () => {
+    const app = express();
+    app.use('/inner', express());
+    return createExpressCors().mirror(app);
   },
   CORS_INVALID_COOKIE: () => {
     const req = new IncomingMessage(new Socket());

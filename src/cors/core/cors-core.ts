@@ -58,10 +58,18 @@ export class CorsCore {
    */
   route(methods: readonly string[], path: string, options: AnyCorsOptions | undefined, label: string): PathTable {
     this.#assertOpen(label, path);
-    if (options === undefined) return this.#tree.add(methods, path, this.#options, this.#policy, label);
-    checkOptionsObject(options, label);
-    const merged = mergeCorsOptions(this.#options, options);
-    return this.#tree.add(methods, path, merged, this.#routePolicy(merged, label), label);
+    const route = this.#routeOptions(options, label);
+    return this.#tree.add(methods, path, route.options, route.policy, label);
+  }
+
+  /**
+   * Covers a route that its framework matches (entry/framework-routes.ts): tables as route()
+   * builds them, grouped by `key`, outside the tree.
+   */
+  routeMatchedElsewhere(key: string, methods: readonly string[], path: string, options: AnyCorsOptions | undefined, label: string): PathTable {
+    this.#assertOpen(label, path);
+    const route = this.#routeOptions(options, label);
+    return this.#tree.addMatchedElsewhere(key, methods, path, route.options, route.policy, label);
   }
 
   /** Covers every route of a find-my-way router, matching paths with that router's own settings. */
@@ -113,6 +121,14 @@ export class CorsCore {
         'register every route before the server starts serving',
       );
     }
+  }
+
+  /** A route's options merged field by field over the engine's own, and their policy. */
+  #routeOptions(options: AnyCorsOptions | undefined, label: string): { options: AnyCorsOptions; policy: CorsPolicy } {
+    if (options === undefined) return { options: this.#options, policy: this.#policy };
+    checkOptionsObject(options, label);
+    const merged = mergeCorsOptions(this.#options, options);
+    return { options: merged, policy: this.#routePolicy(merged, label) };
   }
 
   #routePolicy(merged: AnyCorsOptions, source: string): CorsPolicy {

@@ -30,6 +30,7 @@ export const ROUTE_ERROR_CODES = [
   'CORS_NOT_A_ROUTER',
   'CORS_ROUTER_EMPTY',
   'CORS_MATCHING_CONFLICT',
+  'CORS_MOUNT_UNSEEN',
 ] as const;
 
 /** Codes of the errors thrown while serving, by the helpers an application calls. */

@@ -89,6 +89,8 @@ const unusedHandler = (): void => {};
 export class RouteTree {
   /** By the table that is the store of the path's node (filled in place as methods are added, frozen at seal). */
   readonly #records = new Map<PathTable, PathRecord>();
+  /** The records of addMatchedElsewhere(), by key. */
+  readonly #elsewhere = new Map<string, PathRecord>();
   #matching: Required<PathMatching>;
   #router: Router.Instance<Router.HTTPVersion.V1> | undefined;
 
@@ -113,34 +115,8 @@ export class RouteTree {
 
   /** Covers `path` for `methods`; returns the path's table (one object per path, completed in place as methods are added). */
   add(methods: readonly string[], path: string, options: AnyCorsOptions, policy: CorsPolicy, source: string): PathTable {
-    if (methods.length === 0)
-      throw new RouteRegistrationError(
-        'CORS_ROUTE_INVALID_METHOD',
-        source,
-        path,
-        'is given no method',
-        'give one method or an array of them, e.g. ["GET", "POST"]',
-      );
-    for (const method of methods) {
-      if (typeof method !== 'string' || !isHttpToken(method)) {
-        throw new RouteRegistrationError(
-          'CORS_ROUTE_INVALID_METHOD',
-          source,
-          path,
-          `is given ${describeValue(method)}, which is not an HTTP method`,
-          'use a method name such as "GET"',
-        );
-      }
-      if (method !== method.toUpperCase()) {
-        throw new RouteRegistrationError(
-          'CORS_ROUTE_INVALID_METHOD',
-          source,
-          path,
-          `is given the method ${JSON.stringify(method)}, not in upper case, and browsers compare methods case-sensitively`,
-          `write ${JSON.stringify(method.toUpperCase())}`,
-        );
-      }
-    }
+    checkMethods(methods, path, source);
+
     let record = this.#find(path);
     if (record === undefined) {
       const store = buildPathTable(path, policy, methods);
@@ -158,6 +134,27 @@ export class RouteTree {
       record = { store, methods: new Map(), tables: new Map([[policy, store]]) };
       this.#records.set(store, record);
     }
+    return this.#addMethods(record, methods, path, options, policy, source);
+  }
+
+  /**
+   * Covers a route that a framework matches itself (entry/framework-routes.ts): its tables are
+   * built as add() builds them, under `key` (one key per path as the framework spells it), and
+   * are not put in the tree, whose lookup never reaches them.
+   */
+  addMatchedElsewhere(key: string, methods: readonly string[], path: string, options: AnyCorsOptions, policy: CorsPolicy, source: string): PathTable {
+    checkMethods(methods, path, source);
+    let record = this.#elsewhere.get(key);
+    if (record === undefined) {
+      const store = buildPathTable(path, policy, methods);
+      record = { store, methods: new Map(), tables: new Map([[policy, store]]) };
+      this.#elsewhere.set(key, record);
+      this.#records.set(store, record);
+    }
+    return this.#addMethods(record, methods, path, options, policy, source);
+  }
+
+  #addMethods(record: PathRecord, methods: readonly string[], path: string, options: AnyCorsOptions, policy: CorsPolicy, source: string): PathTable {
     let own = policy;
     for (const method of methods) {
       const existing = record.methods.get(method);
@@ -196,6 +193,7 @@ export class RouteTree {
    * one table (the drop-in for a global CORS middleware).
    */
   seal(globalPolicy: CorsPolicy): PathLookup {
+    for (const record of this.#records.values()) for (const table of record.tables.values()) Object.freeze(table);
     const router = this.#router;
     if (router === undefined) {
       // Methods then come from allowedMethods, unless that is '*' or left out.
@@ -203,7 +201,6 @@ export class RouteTree {
       const table = Object.freeze(buildPathTable('*', globalPolicy, methods));
       return () => table;
     }
-    for (const record of this.#records.values()) for (const table of record.tables.values()) Object.freeze(table);
     // Compiled lookups are generated code (new Function), which Cloudflare's workerd forbids while
     // serving, and compiling costs about 0.1 ms a path (and overflows the stack near 100,000):
     // past COMPILED_LOOKUP_LIMIT paths, or where code cannot be generated, the tree is walked as
@@ -220,6 +217,38 @@ export class RouteTree {
     // The query string is never needed: a constant parser saves find() from parsing it.
     this.#router ??= Router({ ...this.#matching, querystringParser: () => NO_SEARCH_PARAMS });
     return this.#router;
+  }
+}
+
+/** Refuses a registration without methods, or with one that is no method name in upper case. */
+function checkMethods(methods: readonly string[], path: string, source: string): void {
+  if (methods.length === 0)
+    throw new RouteRegistrationError(
+      'CORS_ROUTE_INVALID_METHOD',
+      source,
+      path,
+      'is given no method',
+      'give one method or an array of them, e.g. ["GET", "POST"]',
+    );
+  for (const method of methods) {
+    if (typeof method !== 'string' || !isHttpToken(method)) {
+      throw new RouteRegistrationError(
+        'CORS_ROUTE_INVALID_METHOD',
+        source,
+        path,
+        `is given ${describeValue(method)}, which is not an HTTP method`,
+        'use a method name such as "GET"',
+      );
+    }
+    if (method !== method.toUpperCase()) {
+      throw new RouteRegistrationError(
+        'CORS_ROUTE_INVALID_METHOD',
+        source,
+        path,
+        `is given the method ${JSON.stringify(method)}, not in upper case, and browsers compare methods case-sensitively`,
+        `write ${JSON.stringify(method.toUpperCase())}`,
+      );
+    }
   }
 }
 

@@ -34,25 +34,30 @@ export function nodeMiddleware(core: CorsCore): NodeMiddleware {
  * policy but an async origin function.
  */
 export function respond(core: CorsCore, table: PathTable, request: NodeLikeRequest, res: ServerResponse, next: Next): void {
-  const decided = decide(table, request.method, request, readNodeHeader);
-  if (!(decided instanceof Promise)) {
-    if (write(core, decided, request, res)) next();
-    return;
-  }
-  void decided.then((decision) => {
-    let goOn: boolean;
-    try {
-      goOn = write(core, decision, request, res);
-    } catch (error) {
+  const goOn = answerRequest(core, table, request, res);
+  if (goOn === true) return next();
+  if (goOn === false) return;
+  void goOn.then(
+    // Not under the catch below: the application's own errors are not ours to swallow, they
+    // surface as they would from a synchronous call.
+    (go) => (go ? next() : undefined),
+    (error: unknown) => {
       // Only a response already closed under us can throw here; never leave the client hanging.
       core.logger.error(`${core.source}: answering ${request.method} ${request.url} failed: ${String(error)}`);
       if (!res.headersSent) endEmpty(res, 500);
-      return;
-    }
-    // Outside the try: the application's own errors are not ours to swallow, they surface as
-    // they would from a synchronous call.
-    if (goOn) next();
-  });
+    },
+  );
+}
+
+/**
+ * Decides `request` on `table` and writes the answer onto `res`: `true` when the application
+ * answers next, with the headers set; `false` when the engine has answered. A promise only for
+ * an async origin function.
+ */
+export function answerRequest(core: CorsCore, table: PathTable, request: NodeLikeRequest, res: ServerResponse): boolean | Promise<boolean> {
+  const decided = decide(table, request.method, request, readNodeHeader);
+  if (!(decided instanceof Promise)) return write(core, decided, request, res);
+  return decided.then((decision) => write(core, decision, request, res));
 }
 
 function write(core: CorsCore, decision: Decision, request: NodeLikeRequest, res: ServerResponse): boolean {

@@ -1,0 +1,66 @@
+/** For frameworks that route requests themselves (Express, Koa): the route a request will run, found by the framework's own matcher in its own order, with that route's table. */
+import { classify } from '../core/decision.js';
+import type { PathTable } from '../core/path-table.js';
+
+/** One route of the application, as its framework declared it, with its table. */
+export interface FrameworkRoute {
+  /** Its methods, in upper case; `undefined` for a route of every method (`app.all()`). */
+  readonly methods: ReadonlySet<string> | undefined;
+  readonly table: PathTable;
+}
+
+/**
+ * Every route whose path matches `pathname`, in the order the framework tries them; matched by
+ * the framework's own code (its compiled patterns, case and trailing-slash settings, mounts).
+ */
+export type RouteWalk = (pathname: string) => readonly FrameworkRoute[];
+
+/**
+ * Paths whose walk is kept. Matching depends on the path alone, so a path seen again costs one
+ * Map lookup; past the limit the cache starts over, so a flood of distinct paths costs what the
+ * framework's own routing of them costs, and no memory.
+ */
+const CACHED_PATHS = 1000;
+
+/** A framework's routes, asked the way the framework asks them. */
+export class FrameworkRoutes {
+  readonly #walk: RouteWalk;
+  readonly #seen = new Map<string, readonly FrameworkRoute[]>();
+
+  constructor(walk: RouteWalk) {
+    this.#walk = walk;
+  }
+
+  /**
+   * The table that decides `method` on `pathname` (docs/CONTRACT.md, rule E): that of the first
+   * route that handles the method (HEAD: a route of HEAD or GET), as the framework would run it;
+   * else, where routes match the path but none has the method, the first of them, whose path's
+   * OPTIONS policy then decides. `undefined` where no route matches: the path is not covered.
+   */
+  tableFor(pathname: string, method: string): PathTable | undefined {
+    let routes = this.#seen.get(pathname);
+    if (routes === undefined) {
+      routes = this.#walk(pathname);
+      if (this.#seen.size >= CACHED_PATHS) this.#seen.clear();
+      this.#seen.set(pathname, routes);
+    }
+    for (const route of routes) if (handles(route, method)) return route.table;
+    return routes[0]?.table;
+  }
+}
+
+function handles(route: FrameworkRoute, method: string): boolean {
+  const methods = route.methods;
+  return methods === undefined || methods.has(method) || (method === 'HEAD' && methods.has('GET'));
+}
+
+/** The method whose route decides a request: a preflight's requested one, else the request's own. */
+export function routingMethod(method: string | undefined, origin: string | undefined, requestedMethod: string | undefined): string {
+  return classify(method, origin, requestedMethod !== undefined) === 'preflight' ? requestedMethod! : (method ?? 'GET');
+}
+
+/** The path of a URL (`/path?query`), as frameworks match it: not decoded. */
+export function pathnameOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}

@@ -1,0 +1,192 @@
+/**
+ * `@lib/cors/express` in real Express 4 and 5 applications: Express itself routes every request,
+ * and the policy applied must be the one of the route whose handler Express ran. Each handler
+ * names itself in a header, so a test sees both at once.
+ */
+import express5 from 'express';
+import express4 from 'express4';
+import t, { type Test } from 'tap';
+
+import { createCors as createExpressCors, RouteRegistrationError } from '@lib/cors/express';
+import { createCors } from '@lib/cors/standalone';
+
+import { corsHeadersOf, echoApp, serve, type TestServer } from '../helpers/http.js';
+import { POLICY_CASES, requestOfRow } from '../helpers/policy-kinds.js';
+
+const quiet = { warn: () => {}, error: () => {} };
+const EXPRESSES = { 'Express 4': express4, 'Express 5': express5 } as const;
+
+type ExpressModule = typeof express5;
+
+async function listen(t: Test, app: ReturnType<ExpressModule>): Promise<TestServer> {
+  const server = await serve(app as never);
+  t.teardown(server.close);
+  return server;
+}
+
+/** A handler that names its route, so a test sees which one Express ran. */
+const named =
+  (name: string) =>
+  (_req: unknown, res: { setHeader(name: string, value: string): void; end(body: string): void }): void => {
+    res.setHeader('X-Route', name);
+    res.end(name);
+  };
+
+for (const [version, express] of Object.entries(EXPRESSES) as [string, ExpressModule][]) {
+  t.test(`${version}: every policy kind and row answers as the node middleware does`, async (t) => {
+    for (const policy of POLICY_CASES) {
+      const viaExpress = express();
+      viaExpress.use(createExpressCors(policy.options as never, { logger: quiet }));
+      viaExpress.get('/things/:id', (req, res) => echoApp(req, res));
+      viaExpress.post('/things/:id', (req, res) => echoApp(req, res));
+      const expressServer = await listen(t, viaExpress);
+      const standalone = createCors(policy.options as never, { logger: quiet }).route(['GET', 'POST'], '/things/:id');
+      const nodeServer = await serve((req, res) => standalone.handle(req, res, () => echoApp(req, res)));
+      t.teardown(nodeServer.close);
+      for (const origin of [policy.allowed, policy.denied, undefined]) {
+        for (const row of [1, 2, 3, 4, 5] as const) {
+          if (row !== 1 && row !== 5 && origin === undefined) continue;
+          const { method, headers } = requestOfRow(row, origin);
+          const fromExpress = await expressServer.send(method, '/things/7', headers);
+          const fromNode = await nodeServer.send(method, '/things/7', headers);
+          t.same(corsHeadersOf(fromExpress), corsHeadersOf(fromNode), `${policy.name}, row ${row}, Origin ${origin}`);
+          t.equal(fromExpress.status, fromNode.status, `${policy.name}, row ${row}: status`);
+        }
+      }
+      t.same(corsHeadersOf(await expressServer.send('GET', '/nowhere', { Origin: 'https://app.example.com' })), {}, 'a path no route matches is not covered');
+    }
+  });
+
+  t.test(`${version}: the policy applied is that of the route Express ran`, async (t) => {
+    const app = express();
+    const cors = createExpressCors({ origin: '*' }, { logger: quiet });
+    app.use(cors);
+    const strict = cors.route({ origin: ['https://admin.test'], allowCredentials: true });
+    app.get('/admin/report', strict, named('report'));
+    app.delete('/admin/report', strict, named('report'));
+    // Declared first, so Express runs it for /users/me too; find-my-way would pick the static one.
+    app.get('/users/:id', named('user'));
+    app.get('/users/me', cors.route({ origin: false }), named('me'));
+    const api = express.Router();
+    api.get('/items/:id', cors.route({ origin: ['https://items.test'] }), named('item'));
+    app.use('/api', api);
+    const strictApi = express.Router({ caseSensitive: true, strict: true });
+    strictApi.get('/Exact', cors.route({ origin: ['https://exact.test'] }), named('exact'));
+    app.use('/strict', strictApi);
+    // A catch-all in each version's own syntax (path-to-regexp 0.1 and 8).
+    app.all(version === 'Express 4' ? '*' : '/{*rest}', named('catch-all'));
+    const server = await listen(t, app);
+
+    const paths = [
+      '/admin/report',
+      '/Admin/Report',
+      '/admin/report/',
+      '/ADMIN/REPORT/',
+      '/admin//report',
+      '/admin/./report',
+      '/admin/%72eport',
+      '/admin%2Freport',
+      '/users/me',
+      '/users/7',
+      '/users/',
+      '/api/items/1',
+      '/API/items/1',
+      '/api/items/1/',
+      '/api//items/1',
+      '/strict/Exact',
+      '/strict/exact',
+      '/strict/Exact/',
+      '/elsewhere',
+    ];
+    const policyOfRoute: Record<string, string | undefined> = {
+      report: 'https://admin.test',
+      user: '*',
+      me: undefined,
+      item: 'https://items.test',
+      exact: 'https://exact.test',
+      'catch-all': '*',
+    };
+    // Each policy is constant (rule A): its Access-Control-Allow-Origin names it, whoever asks.
+    for (const path of paths) {
+      const answer = await server.send('GET', path, { Origin: 'https://stranger.test' });
+      const ran = String(answer.headers['x-route'] ?? '');
+      t.ok(ran in policyOfRoute, `${path}: Express ran ${ran || 'no route'} (${answer.status})`);
+      t.equal(answer.headers['access-control-allow-origin'], policyOfRoute[ran], `GET ${path}: Express ran ${ran}, and its policy answered`);
+      // A preflight for DELETE is decided by the route Express would run for DELETE.
+      const preflight = await server.send('OPTIONS', path, { Origin: 'https://stranger.test', 'Access-Control-Request-Method': 'DELETE' });
+      const ranForDelete = String((await server.send('DELETE', path, { Origin: 'https://stranger.test' })).headers['x-route'] ?? '');
+      t.equal(
+        preflight.headers['access-control-allow-origin'],
+        policyOfRoute[ranForDelete],
+        `preflight DELETE ${path}: the policy of the route Express runs for DELETE (${ranForDelete || 'none'})`,
+      );
+    }
+  });
+
+  t.test(`${version}: mounted, the middleware still reads the whole path`, async (t) => {
+    const app = express();
+    const cors = createExpressCors({ origin: ['https://app.test'] }, { logger: quiet });
+    const api = express.Router();
+    api.use(cors);
+    api.get('/users', named('users'));
+    app.use('/api', api);
+    const server = await listen(t, app);
+    const answer = await server.send('GET', '/api/users', { Origin: 'https://app.test' });
+    t.equal(answer.headers['x-route'], 'users');
+    t.equal(answer.headers['access-control-allow-origin'], 'https://app.test');
+    const preflight = await server.send('OPTIONS', '/api/users', { Origin: 'https://app.test', 'Access-Control-Request-Method': 'GET' });
+    t.equal(preflight.status, 204);
+    t.equal(preflight.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS');
+  });
+
+  t.test(`${version}: a handler's Vary keeps Origin`, async (t) => {
+    const app = express();
+    app.use(createExpressCors({ origin: ['https://a.test', 'https://b.test'] }, { logger: quiet }));
+    app.get('/set', (_req, res) => {
+      res.setHeader('Vary', 'Accept');
+      res.end('x');
+    });
+    app.get('/vary', (_req, res) => {
+      res.vary('Accept').end('x');
+    });
+    app.get('/write-head', (_req, res) => {
+      res.writeHead(200, { Vary: 'Accept-Encoding' }).end('x');
+    });
+    const server = await listen(t, app);
+    t.equal((await server.send('GET', '/set', { Origin: 'https://a.test' })).headers.vary, 'Origin, Accept');
+    t.equal((await server.send('GET', '/vary', { Origin: 'https://a.test' })).headers.vary, 'Origin, Accept');
+    t.equal((await server.send('GET', '/write-head', { Origin: 'https://a.test' })).headers.vary, 'Origin, Accept-Encoding');
+  });
+
+  t.test(`${version}: a route declared after the routes were read throws where it is declared`, async (t) => {
+    const app = express();
+    const cors = createExpressCors({}, { logger: quiet });
+    app.use(cors);
+    app.get('/early', named('early'));
+    const server = await listen(t, app);
+    t.equal((await server.send('GET', '/early', { Origin: 'https://a.test' })).headers['access-control-allow-origin'], '*');
+    t.throws(() => app.get('/late', named('late')), { name: 'RouteRegistrationError', code: 'CORS_ROUTES_SEALED' });
+    t.throws(() => app.use('/more', express.Router()), { code: 'CORS_ROUTES_SEALED' });
+    app.use((_req, _res, next) => next());
+    t.pass('plain middleware may still be added');
+  });
+
+  t.test(`${version}: a mounted application is refused when the routes are read`, async (t) => {
+    const app = express();
+    const cors = createExpressCors({}, { logger: quiet });
+    app.use(cors);
+    const inner = express();
+    inner.get('/x', named('x'));
+    app.use('/inner', inner);
+    t.throws(() => cors.mirror(app), { code: 'CORS_MOUNT_UNSEEN', message: /\/inner/ });
+    t.type(RouteRegistrationError, 'function');
+  });
+
+  t.test(`${version}: bad route options fail when the routes are read, naming the route`, async (t) => {
+    const app = express();
+    const cors = createExpressCors({}, { logger: quiet });
+    app.use(cors);
+    app.post('/login', cors.route({ allowCredentials: true }), named('login'));
+    t.throws(() => cors.mirror(app), { name: 'CorsOptionsError', message: /POST \/login/ });
+  });
+}
