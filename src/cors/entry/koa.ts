@@ -1,0 +1,178 @@
+/**
+ * `@lib/cors/koa`: one `app.use()` line before the routers of a Koa application with
+ * `@koa/router`. Each request gets the policy of the route @koa/router will run for it, found by
+ * the routers' own layers, in the order Koa runs them.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+import { CorsCore, type CoreSettings } from '../core/cors-core.js';
+import { RouteRegistrationError } from '../core/errors.js';
+import type { CorsOptions } from '../core/options.js';
+import { type FrameworkRoute, FrameworkRoutes, routingMethod } from './framework-routes.js';
+import { answerRequest } from './node.js';
+
+export {
+  CorsOptionsError,
+  OPTION_ERROR_CODES,
+  ROUTE_ERROR_CODES,
+  RouteRegistrationError,
+  type CorsOptionsErrorCode,
+  type RouteRegistrationErrorCode,
+} from '../core/errors.js';
+export { CorsOptions, type CorsLogger, type OriginFunction } from '../core/options.js';
+
+export type KoaCorsSettings = Omit<CoreSettings, 'matching'>;
+
+/** What the entry point reads of a Koa context; an origin function is given the context itself. */
+export interface KoaContext {
+  readonly method: string;
+  readonly url: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly req: import('node:http').IncomingMessage;
+  readonly res: import('node:http').ServerResponse;
+  readonly app: unknown;
+  respond?: boolean;
+}
+
+export type KoaMiddleware = (ctx: KoaContext, next: () => Promise<unknown>) => Promise<void>;
+
+export interface KoaCors extends KoaMiddleware {
+  /** A route's own options, merged over the middleware's: `router.post('/login', cors.route({ allowCredentials: true }), handler)`. Runs as a no-op. */
+  route(options: CorsOptions<KoaContext>): KoaMiddleware;
+  /** Reads the application's routers now, instead of at the first request. */
+  mirror(app: unknown): KoaCors;
+}
+
+/** A @koa/router layer: a route when it has methods, else the router's own middleware. */
+interface KoaLayer {
+  readonly path: string;
+  readonly methods: readonly string[];
+  readonly stack: readonly (((...args: never[]) => unknown) & { readonly [ROUTE_OPTIONS]?: CorsOptions<KoaContext> })[];
+  readonly regexp: RegExp;
+  match(path: string): boolean;
+}
+
+interface KoaRouter {
+  readonly stack: KoaLayer[];
+  register(...args: unknown[]): unknown;
+}
+
+const ROUTE_OPTIONS = Symbol('@lib/cors route options');
+
+/**
+ * Validates `options` (throwing `CorsOptionsError` on a bad one) and returns the middleware, to
+ * `app.use()` before the routers. Paths no route matches are not covered.
+ */
+export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsSettings = {}): KoaCors {
+  const core = new CorsCore(options, { ...settings, source: settings.source ?? 'createCors() of @lib/cors/koa' });
+  let routes: FrameworkRoutes | undefined;
+  const mirror = (app: unknown): void => {
+    routes = mirrorKoa(core, app);
+    core.seal();
+  };
+
+  const middleware = async function koaCors(ctx: KoaContext, next: () => Promise<unknown>): Promise<void> {
+    if (routes === undefined) mirror(ctx.app);
+    const method = routingMethod(ctx.method, ctx.headers.origin, ctx.headers['access-control-request-method'] as string | undefined);
+    const table = routes!.tableFor(ctx.path, method);
+    if (table === undefined) {
+      await next();
+      return;
+    }
+    const answered = answerRequest(core, table, ctx, ctx.res);
+    const goOn = answered === true || answered === false ? answered : await answered;
+    if (!goOn) {
+      // The engine has answered on the raw response: Koa must not answer again.
+      ctx.respond = false;
+      return;
+    }
+    try {
+      await next();
+    } catch (error) {
+      // Koa's error answer removes every header, then sets `error.headers`: the grant goes there,
+      // so a page can read the error too (rows 3 and 5).
+      if (error !== null && typeof error === 'object') {
+        const kept: Record<string, unknown> = {};
+        for (const name of ctx.res.getHeaderNames()) if (name.startsWith('access-control-') || name === 'vary') kept[name] = ctx.res.getHeader(name);
+        const own = (error as { headers?: Record<string, unknown> }).headers;
+        (error as { headers?: Record<string, unknown> }).headers = { ...kept, ...own };
+      }
+      throw error;
+    }
+  } as KoaCors;
+  middleware.route = (routeOptions) => {
+    const marker = (_ctx: KoaContext, next: () => Promise<unknown>) => next() as Promise<void>;
+    return Object.assign(marker, { [ROUTE_OPTIONS]: routeOptions }) as unknown as KoaMiddleware;
+  };
+  middleware.mirror = (app) => {
+    mirror(app);
+    return middleware;
+  };
+  return middleware;
+}
+
+/** The routers of `app` (its middleware made by router.routes()), their routes' tables, and the walk. */
+function mirrorKoa(core: CorsCore, instance: unknown): FrameworkRoutes {
+  const stack = (instance as { middleware?: unknown } | null)?.middleware;
+  if (!Array.isArray(stack)) {
+    throw new RouteRegistrationError(
+      'CORS_NOT_A_ROUTER',
+      `${core.source}.mirror()`,
+      instance,
+      'is not a Koa application',
+      'app.use() the middleware on the Koa application, before its routers',
+    );
+  }
+  const routers: KoaRouter[] = [];
+  for (const middleware of stack) {
+    const router = (middleware as { router?: KoaRouter }).router;
+    if (router !== undefined && Array.isArray(router.stack)) {
+      if (!routers.includes(router)) routers.push(router);
+    } else if ((middleware as { name?: string }).name === 'mount' || (middleware as { name?: string }).name === 'mountedApp') {
+      throw new RouteRegistrationError(
+        'CORS_MOUNT_UNSEEN',
+        `${core.source}.mirror()`,
+        'a mounted application',
+        'is mounted with koa-mount, whose routes cannot be read from outside it',
+        'use a nested @koa/router router (router.use("/prefix", inner.routes())) instead, or give the mounted application its own middleware',
+      );
+    }
+  }
+  const entries: { layer: KoaLayer; route: FrameworkRoute }[] = [];
+  routers.forEach((router, index) => {
+    for (const layer of router.stack) {
+      if (layer.methods.length === 0) continue;
+      entries.push({ layer, route: registerLayer(core, layer, `${index}\n${String(layer.regexp)}`) });
+    }
+    refuseLateRoutes(core, router);
+  });
+  // @koa/router tries its layers in order, router by router as Koa runs them (router.match()).
+  return new FrameworkRoutes((pathname) => entries.filter(({ layer }) => layer.match(pathname)).map(({ route }) => route));
+}
+
+function registerLayer(core: CorsCore, layer: KoaLayer, key: string): FrameworkRoute {
+  const marker = layer.stack.find((handler) => handler[ROUTE_OPTIONS] !== undefined);
+  let table: FrameworkRoute['table'] | undefined;
+  // @koa/router lists HEAD before GET; the tables add HEAD after GET themselves.
+  const methods = layer.methods.includes('GET') ? layer.methods.filter((method) => method !== 'HEAD') : layer.methods;
+  for (const method of methods) {
+    table = core.routeMatchedElsewhere(key, [method], layer.path, marker?.[ROUTE_OPTIONS], `Koa route ${method} ${layer.path}`);
+  }
+  return { methods: new Set(layer.methods), table: table! };
+}
+
+/** After the mirror, a route registered on `router` throws where it is declared: it would have no policy. */
+function refuseLateRoutes(core: CorsCore, router: KoaRouter): void {
+  Object.assign(router, {
+    register: (path: unknown) => {
+      throw new RouteRegistrationError(
+        'CORS_ROUTES_SEALED',
+        `${core.source}: a route ${String(path)}`,
+        'the Koa router',
+        'comes after the first request (or mirror()) read the routes',
+        'declare every route before the server starts serving',
+      );
+    },
+  });
+}

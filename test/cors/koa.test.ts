@@ -1,0 +1,160 @@
+/**
+ * `@lib/cors/koa` in real Koa applications with `@koa/router`: Koa and the routers route every
+ * request, and the policy applied must be the one of the route whose handler ran (each handler
+ * names itself in a header).
+ */
+import Router from '@koa/router';
+import Koa from 'koa';
+import t, { type Test } from 'tap';
+
+import { createCors as createKoaCors } from '@lib/cors/koa';
+import { createCors } from '@lib/cors/standalone';
+
+import { corsHeadersOf, echoApp, serve, type TestServer } from '../helpers/http.js';
+import { POLICY_CASES, requestOfRow } from '../helpers/policy-kinds.js';
+
+const quiet = { warn: () => {}, error: () => {} };
+
+async function listen(t: Test, app: Koa): Promise<TestServer> {
+  const server = await serve(app.callback());
+  t.teardown(server.close);
+  return server;
+}
+
+const named = (name: string) => (ctx: Koa.Context) => {
+  ctx.set('X-Route', name);
+  ctx.body = name;
+};
+
+t.test('every policy kind and row answers as the node middleware does', async (t) => {
+  for (const policy of POLICY_CASES) {
+    const app = new Koa();
+    const router = new Router();
+    const echo = (ctx: Koa.Context) => {
+      // The stand-in application writes the raw response itself (Koa's own status starts at 404).
+      ctx.res.statusCode = 200;
+      ctx.respond = false;
+      echoApp(ctx.req, ctx.res);
+    };
+    router.get('/things/:id', echo).post('/things/:id', echo);
+    app.use(createKoaCors(policy.options as never, { logger: quiet }));
+    app.use(router.routes());
+    const koaServer = await listen(t, app);
+    const standalone = createCors(policy.options as never, { logger: quiet }).route(['GET', 'POST'], '/things/:id');
+    const nodeServer = await serve((req, res) => standalone.handle(req, res, () => echoApp(req, res)));
+    t.teardown(nodeServer.close);
+    for (const origin of [policy.allowed, policy.denied, undefined]) {
+      for (const row of [1, 2, 3, 4, 5] as const) {
+        if (row !== 1 && row !== 5 && origin === undefined) continue;
+        const { method, headers } = requestOfRow(row, origin);
+        const fromKoa = await koaServer.send(method, '/things/7', headers);
+        const fromNode = await nodeServer.send(method, '/things/7', headers);
+        t.same(corsHeadersOf(fromKoa), corsHeadersOf(fromNode), `${policy.name}, row ${row}, Origin ${origin}`);
+        t.equal(fromKoa.status, fromNode.status, `${policy.name}, row ${row}: status`);
+      }
+    }
+  }
+});
+
+t.test('the policy applied is that of the route the router ran', async (t) => {
+  const app = new Koa();
+  const cors = createKoaCors({ origin: '*' }, { logger: quiet });
+  app.use(cors);
+  const router = new Router();
+  const strict = cors.route({ origin: ['https://admin.test'], allowCredentials: true });
+  router.get('/admin/report', strict, named('report'));
+  router.delete('/admin/report', strict, named('report'));
+  // Declared first, so the router runs it for /users/me too.
+  router.get('/users/:id', named('user'));
+  router.get('/users/me', cors.route({ origin: false }), named('me'));
+  const api = new Router();
+  api.get('/items/:id', cors.route({ origin: ['https://items.test'] }), named('item'));
+  router.use('/api', api.routes());
+  const exact = new Router({ sensitive: true, strict: true });
+  exact.get('/strict/Exact', cors.route({ origin: ['https://exact.test'] }), named('exact'));
+  app.use(router.routes());
+  app.use(exact.routes());
+  const server = await listen(t, app);
+  const policyOfRoute: Record<string, string | undefined> = {
+    report: 'https://admin.test',
+    user: '*',
+    me: undefined,
+    item: 'https://items.test',
+    exact: 'https://exact.test',
+    '': undefined,
+  };
+  const paths = [
+    '/admin/report',
+    '/Admin/Report',
+    '/admin/report/',
+    '/admin//report',
+    '/admin/%72eport',
+    '/admin%2Freport',
+    '/users/me',
+    '/users/7',
+    '/users/',
+    '/api/items/1',
+    '/API/items/1',
+    '/api/items/1/',
+    '/strict/Exact',
+    '/strict/exact',
+    '/strict/Exact/',
+    '/elsewhere',
+  ];
+  for (const path of paths) {
+    const answer = await server.send('GET', path, { Origin: 'https://stranger.test' });
+    const ran = String(answer.headers['x-route'] ?? '');
+    t.equal(answer.headers['access-control-allow-origin'], policyOfRoute[ran], `GET ${path}: the router ran ${ran || 'no route'}, and its policy answered`);
+    const preflight = await server.send('OPTIONS', path, { Origin: 'https://stranger.test', 'Access-Control-Request-Method': 'DELETE' });
+    const ranForDelete = String((await server.send('DELETE', path, { Origin: 'https://stranger.test' })).headers['x-route'] ?? '');
+    if (ranForDelete === '') {
+      t.notMatch(String(preflight.headers['access-control-allow-methods'] ?? ''), /DELETE/, `preflight DELETE ${path}: no route runs DELETE, none is granted`);
+    } else {
+      t.equal(
+        preflight.headers['access-control-allow-origin'],
+        policyOfRoute[ranForDelete],
+        `preflight DELETE ${path}: the policy of the route run for DELETE (${ranForDelete})`,
+      );
+    }
+  }
+});
+
+t.test("an error thrown by the application keeps the grant (Koa's error answer clears headers)", async (t) => {
+  const app = new Koa();
+  app.silent = true;
+  app.use(createKoaCors({ origin: ['https://a.test', 'https://b.test'] }, { logger: quiet }));
+  const router = new Router();
+  router.get('/boom', () => {
+    throw Object.assign(new Error('no'), { status: 418, expose: true });
+  });
+  app.use(router.routes());
+  const server = await listen(t, app);
+  const answer = await server.send('GET', '/boom', { Origin: 'https://b.test' });
+  t.equal(answer.status, 418);
+  t.equal(answer.headers['access-control-allow-origin'], 'https://b.test');
+  t.equal(answer.headers.vary, 'Origin');
+});
+
+t.test("a handler's ctx.set('Vary') keeps Origin", async (t) => {
+  const app = new Koa();
+  app.use(createKoaCors({ origin: ['https://a.test', 'https://b.test'] }, { logger: quiet }));
+  const router = new Router();
+  router.get('/set', (ctx) => {
+    ctx.set('Vary', 'Accept');
+    ctx.body = 'x';
+  });
+  app.use(router.routes());
+  const server = await listen(t, app);
+  t.equal((await server.send('GET', '/set', { Origin: 'https://a.test' })).headers.vary, 'Origin, Accept');
+});
+
+t.test('a route declared after the routes were read throws where it is declared', async (t) => {
+  const app = new Koa();
+  app.use(createKoaCors({}, { logger: quiet }));
+  const router = new Router();
+  router.get('/early', named('early'));
+  app.use(router.routes());
+  const server = await listen(t, app);
+  t.equal((await server.send('GET', '/early', { Origin: 'https://a.test' })).headers['access-control-allow-origin'], '*');
+  t.throws(() => router.get('/late', named('late')), { name: 'RouteRegistrationError', code: 'CORS_ROUTES_SEALED' });
+});
