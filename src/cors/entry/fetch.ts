@@ -5,11 +5,9 @@
  * It imports nothing from `node:` itself (find-my-way, underneath, uses `node:assert`, which
  * Deno, Bun and workerd's nodejs_compat provide).
  */
-import { answerOf, type Answer } from '../core/answer.js';
 import { CorsCore, routeLabel, type CoreSettings } from '../core/cors-core.js';
-import { decide } from '../core/decision.js';
 import type { CorsOptions } from '../core/options.js';
-import { logRefusal } from '../diagnostics/refusals.js';
+import { answerFetchRequest, emptyAnswer, pathAndQuery, withAnswer } from './fetch-writer.js';
 
 export { CorsOptionsError, CorsUsageError, RouteRegistrationError } from '../core/errors.js';
 export type { CorsLogger, CorsOptions, OriginFunction, OriginListEntry, OriginOption } from '../core/options.js';
@@ -50,59 +48,9 @@ export function createCors(options?: CorsOptions<Request>, settings?: FetchCorsS
 async function answer(core: CorsCore, request: Request, next: FetchHandler): Promise<Response> {
   const table = core.lookup(pathAndQuery(request.url));
   if (table === undefined) return next(request);
-  const decided = decide(table, request.method, request, readFetchHeader);
+  const answered = answerFetchRequest(core, table, request);
   // Awaited only when an async origin function is asked: an await costs a turn of the microtask queue.
-  const decision = decided instanceof Promise ? await decided : decided;
-  const answer = answerOf(decision, request, readFetchHeader);
-  if (core.debug) logRefusal(core, decision, answer, { method: request.method, url: pathAndQuery(request.url), headers: Object.fromEntries(request.headers) });
-  if (answer.status !== undefined) return new Response(null, { status: answer.status, headers: headersOf(answer) });
-  const response = await next(request);
-  return withHeaders(response, (headers) => writePairs(headers, answer.headers));
-}
-
-function readFetchHeader(request: Request, name: string): string | null {
-  return request.headers.get(name);
-}
-
-/** The headers of an answer the adapter gives itself (Content-Length left to the runtime, which counts the empty body). */
-function headersOf(answer: Answer): Headers {
-  const headers = new Headers();
-  writePairs(headers, answer.headers);
-  return headers;
-}
-
-/** The pairs onto `headers`: `Vary` added to, never replacing what the application set. */
-function writePairs(headers: Headers, list: readonly string[]): void {
-  for (let i = 0; i < list.length; i += 2) {
-    const name = list[i]!;
-    const value = list[i + 1]!;
-    if (name === 'Content-Length') continue;
-    if (name !== 'Vary') {
-      headers.set(name, value);
-      continue;
-    }
-    const present = (headers.get('vary') ?? '').split(',').map((field) => field.trim().toLowerCase());
-    if (present.includes('*')) continue;
-    for (const field of value.split(', ')) if (!present.includes(field.toLowerCase())) headers.append('Vary', field);
-  }
-}
-
-/** Writes onto the application's Response, or onto a copy when its headers are immutable. */
-function withHeaders(response: Response, write: (headers: Headers) => void): Response {
-  try {
-    write(response.headers);
-    return response;
-  } catch (error) {
-    // An immutable Headers guard throws a TypeError on its first change, before anything is written.
-    if (!(error instanceof TypeError)) throw error;
-  }
-  const copy = new Response(response.body, response);
-  write(copy.headers);
-  return copy;
-}
-
-/** `/path?query` of an absolute request URL, as the route tree matches it. */
-function pathAndQuery(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  return start === -1 ? '/' : url.slice(start);
+  const answer = answered instanceof Promise ? await answered : answered;
+  if (answer.status !== undefined) return emptyAnswer(answer);
+  return withAnswer(await next(request), answer);
 }

@@ -1,0 +1,176 @@
+/**
+ * `@lib/cors/hono`: a hono middleware, `app.use(createCors(app, options))`, that reads the
+ * routes from the app and gives each request the policy of the route hono will run for it, found
+ * by hono's own router with the app's own path rules (`strict`, `getPath`).
+ */
+import type { Answer } from '../core/answer.js';
+import { CorsCore, type CoreSettings } from '../core/cors-core.js';
+import { RouteRegistrationError } from '../core/errors.js';
+import type { CorsOptions } from '../core/options.js';
+import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
+import { answerFetchRequest, emptyAnswer, withAnswer } from './fetch-writer.js';
+import { routingMethod } from './framework-routes.js';
+
+export {
+  CorsOptionsError,
+  OPTION_ERROR_CODES,
+  ROUTE_ERROR_CODES,
+  RouteRegistrationError,
+  type CorsOptionsErrorCode,
+  type RouteRegistrationErrorCode,
+} from '../core/errors.js';
+export type { CorsLogger, CorsOptions, OriginFunction } from '../core/options.js';
+
+export type HonoCorsSettings = Omit<CoreSettings, 'matching'>;
+
+/** What the middleware reads of hono's Context (hono's own type fits it). */
+export interface HonoContext {
+  readonly req: { readonly raw: Request; readonly path: string; readonly method: string };
+  res: Response;
+}
+
+export type HonoMiddleware = (c: HonoContext, next: () => Promise<void>) => Promise<Response | undefined>;
+
+export interface HonoCors extends HonoMiddleware {
+  /** A route's own options, merged over the middleware's: `app.post('/login', cors.route({ allowCredentials: true }), handler)`. */
+  route(options: CorsOptions<Request>): HonoMiddleware;
+}
+
+/** A route as hono records it (`app.routes`), and as its router hands it back. */
+interface RouterRoute {
+  readonly path: string;
+  readonly method: string;
+  readonly handler: ((...args: never[]) => unknown) & { readonly [ROUTE_OPTIONS]?: CorsOptions<Request>; readonly __COMPOSED_HANDLER?: unknown };
+}
+
+interface HonoApp {
+  readonly routes: RouterRoute[];
+  readonly router: { match(method: string, path: string): [[[unknown, RouterRoute], unknown][], ...unknown[]] };
+}
+
+const ROUTE_OPTIONS = Symbol('@lib/cors route options');
+
+/**
+ * Validates `options` (throwing `CorsOptionsError` on a bad one) and returns the middleware for
+ * `app`. The routes are read at the first request: declare them all before serving. Paths no
+ * route matches are not covered. An origin function is given the `Request`.
+ */
+export function createCors(app: unknown, options?: CorsOptions<Request>, settings: HonoCorsSettings = {}): HonoCors {
+  const core = new CorsCore(options, { ...settings, source: settings.source ?? 'createCors() of @lib/cors/hono' });
+  const honoApp = app as Partial<HonoApp> | null;
+  if (honoApp === null || typeof honoApp !== 'object' || !Array.isArray(honoApp.routes) || typeof honoApp.router?.match !== 'function') {
+    throw new RouteRegistrationError('CORS_NOT_A_ROUTER', core.source, app, 'is not a hono app', 'pass the app: app.use(createCors(app, options))');
+  }
+  let routes: HonoRoutes | undefined;
+
+  const middleware = async function honoCors(c: HonoContext, next: () => Promise<void>): Promise<Response | undefined> {
+    routes ??= mirrorHono(core, honoApp as HonoApp);
+    const request = c.req.raw;
+    const method = routingMethod(c.req.method, request.headers.get('origin') ?? undefined, request.headers.get('access-control-request-method') ?? undefined);
+    const table = routes.tableFor(c.req.path, method);
+    if (table === undefined) {
+      await next();
+      return undefined;
+    }
+    const answered = answerFetchRequest(core, table, request);
+    const answer: Answer = answered instanceof Promise ? await answered : answered;
+    if (answer.status !== undefined) return emptyAnswer(answer);
+    await next();
+    // hono has caught the application's errors into c.res by now: they carry the grant too.
+    const response = withAnswer(c.res, answer);
+    if (response !== c.res) c.res = response;
+    return undefined;
+  } as HonoCors;
+  middleware.route = (routeOptions) => {
+    // Two parameters: hono takes it for a middleware, not for the route's handler.
+    const marker = (_c: HonoContext, next: () => Promise<void>) => next().then(() => undefined);
+    return Object.assign(marker, { [ROUTE_OPTIONS]: routeOptions });
+  };
+  return middleware;
+}
+
+/** The routes of a hono app, asked through hono's own router. */
+class HonoRoutes {
+  readonly #app: HonoApp;
+  readonly #tables: Map<RouterRoute, PathTable>;
+  readonly #methods: readonly string[];
+
+  constructor(app: HonoApp, tables: Map<RouterRoute, PathTable>, methods: readonly string[]) {
+    this.#app = app;
+    this.#tables = tables;
+    this.#methods = methods;
+  }
+
+  /**
+   * The table of the route hono runs for `method` on `path` (HEAD: GET's, as hono runs it); where
+   * routes match the path but none has the method, the first of them (rule E: its path's OPTIONS
+   * policy decides). `undefined`: no route matches.
+   */
+  tableFor(path: string, method: string): PathTable | undefined {
+    const own = this.#first(method === 'HEAD' ? 'GET' : method, path);
+    if (own !== undefined) return own;
+    for (const other of this.#methods) {
+      const table = this.#first(other, path);
+      if (table !== undefined) return table;
+    }
+    return undefined;
+  }
+
+  #first(method: string, path: string): PathTable | undefined {
+    for (const [[, route]] of this.#app.router.match(method, path)[0]) {
+      const table = this.#tables.get(route);
+      if (table !== undefined) return table;
+    }
+    return undefined;
+  }
+}
+
+/** Every route of `app` (its handlers, not its middleware) with its table. */
+function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
+  const tables = new Map<RouterRoute, PathTable>();
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (isMiddleware(route.handler)) continue;
+    const marker = app.routes.find(
+      (other) => other.path === route.path && (other.method === route.method || other.method === 'ALL') && targetOf(other.handler)[ROUTE_OPTIONS] !== undefined,
+    );
+    const declared = route.method === 'ALL' ? GLOBAL_METHODS : [route.method];
+    let table: PathTable | undefined;
+    for (const method of declared) {
+      methods.add(method);
+      table = core.routeMatchedElsewhere(
+        route.path,
+        [method],
+        route.path,
+        marker === undefined ? undefined : targetOf(marker.handler)[ROUTE_OPTIONS],
+        `hono route ${method} ${route.path}`,
+      );
+    }
+    tables.set(route, table!);
+  }
+  core.seal();
+  // After this, a route declared on the app throws where it is declared: it would have no policy.
+  Object.assign(app.router, {
+    add: (method: string, path: string) => {
+      throw new RouteRegistrationError(
+        'CORS_ROUTES_SEALED',
+        `${core.source}: a route ${method} ${path}`,
+        'the hono app',
+        'comes after the first request read the routes',
+        'declare every route before the app serves',
+      );
+    },
+  });
+  return new HonoRoutes(app, tables, [...methods]);
+}
+
+/** hono's own rule (hono/utils/handler): a handler that takes `next` is a middleware. */
+function isMiddleware(handler: RouterRoute['handler']): boolean {
+  return handler.length > 1;
+}
+
+/** A sub-app's handler that hono wrapped (app.route() with its own error handler) is read through the wrapper. */
+function targetOf(handler: RouterRoute['handler']): RouterRoute['handler'] {
+  const inner = handler.__COMPOSED_HANDLER;
+  return typeof inner === 'function' ? targetOf(inner as RouterRoute['handler']) : handler;
+}

@@ -1,0 +1,141 @@
+/**
+ * `@lib/cors/hono` in real hono apps, called through `app.fetch` as every runtime calls it: hono's
+ * router picks the route, and the policy applied must be the one of the route whose handler ran
+ * (each handler names itself in a header).
+ */
+import { Hono } from 'hono';
+import t from 'tap';
+
+import { createCors as createFetchCors } from '@lib/cors/fetch';
+import { createCors } from '@lib/cors/hono';
+
+import { POLICY_CASES, requestOfRow } from '../helpers/policy-kinds.js';
+
+const quiet = { warn: () => {}, error: () => {} };
+
+function corsOf(response: Response): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const [name, value] of response.headers) {
+    if (name.startsWith('access-control-') || name === 'vary' || name === 'allow') picked[name] = value;
+  }
+  return picked;
+}
+
+const send = (app: { fetch(request: Request): Response | Promise<Response> }, method: string, path: string, headers: Record<string, string> = {}) =>
+  Promise.resolve(app.fetch(new Request(`http://api.test${path}`, { method, headers })));
+
+t.test('every policy kind and row answers as the fetch adapter does', async (t) => {
+  for (const policy of POLICY_CASES) {
+    const app = new Hono();
+    app.use(createCors(app, policy.options as never, { logger: quiet }));
+    app.get('/things/:id', (c) => c.text('ok'));
+    app.post('/things/:id', (c) => c.text('ok'));
+    const adapter = createFetchCors(policy.options as never, { logger: quiet }).route(['GET', 'POST'], '/things/:id');
+    const plain = { fetch: (request: Request) => adapter.handle(request, () => new Response('ok')) };
+    for (const origin of [policy.allowed, policy.denied, undefined]) {
+      for (const row of [1, 2, 3, 4, 5] as const) {
+        if (row !== 1 && row !== 5 && origin === undefined) continue;
+        const { method, headers } = requestOfRow(row, origin);
+        const fromHono = await send(app, method, '/things/7', headers);
+        const fromAdapter = await send(plain, method, '/things/7', headers);
+        t.same(corsOf(fromHono), corsOf(fromAdapter), `${policy.name}, row ${row}, Origin ${origin}`);
+        t.equal(fromHono.status, fromAdapter.status, `${policy.name}, row ${row}: status`);
+      }
+    }
+  }
+});
+
+t.test('the policy applied is that of the route hono ran', async (t) => {
+  for (const strict of [true, false]) {
+    const app = new Hono({ strict });
+    const cors = createCors(app, { origin: '*' }, { logger: quiet });
+    app.use(cors);
+    const named = (name: string) => (c: { header(name: string, value: string): void; text(body: string): Response }) => {
+      c.header('X-Route', name);
+      return c.text(name);
+    };
+    const strictPolicy = cors.route({ origin: ['https://admin.test'], allowCredentials: true });
+    app.get('/admin/report', strictPolicy, named('report'));
+    app.delete('/admin/report', strictPolicy, named('report'));
+    app.get('/users/:id', named('user'));
+    app.get('/users/me', cors.route({ origin: false }), named('me'));
+    const api = new Hono();
+    api.get('/items/:id', cors.route({ origin: ['https://items.test'] }), named('item'));
+    app.route('/api', api);
+    app.all('/files/*', named('files'));
+    const policyOfRoute: Record<string, string | undefined> = {
+      report: 'https://admin.test',
+      user: '*',
+      me: undefined,
+      item: 'https://items.test',
+      files: '*',
+      '': undefined,
+    };
+    const paths = [
+      '/admin/report',
+      '/Admin/Report',
+      '/admin/report/',
+      '/admin//report',
+      '/admin/%72eport',
+      '/users/me',
+      '/users/7',
+      '/users/',
+      '/api/items/1',
+      '/api/items/1/',
+      '/files/a/b',
+      '/elsewhere',
+    ];
+    for (const path of paths) {
+      const answer = await send(app, 'GET', path, { Origin: 'https://stranger.test' });
+      const ran = answer.headers.get('x-route') ?? '';
+      t.equal(
+        answer.headers.get('access-control-allow-origin') ?? undefined,
+        policyOfRoute[ran],
+        `strict ${strict}, GET ${path}: hono ran ${ran || 'no route'}, and its policy answered`,
+      );
+      const preflight = await send(app, 'OPTIONS', path, { Origin: 'https://stranger.test', 'Access-Control-Request-Method': 'DELETE' });
+      const ranForDelete = (await send(app, 'DELETE', path, { Origin: 'https://stranger.test' })).headers.get('x-route') ?? '';
+      if (ranForDelete === '') {
+        t.notMatch(
+          preflight.headers.get('access-control-allow-methods') ?? '',
+          /DELETE/,
+          `strict ${strict}, preflight DELETE ${path}: no route runs DELETE, none is granted`,
+        );
+      } else {
+        t.equal(
+          preflight.headers.get('access-control-allow-origin') ?? undefined,
+          policyOfRoute[ranForDelete],
+          `strict ${strict}, preflight DELETE ${path}: the policy of ${ranForDelete}`,
+        );
+      }
+    }
+  }
+});
+
+t.test("an error answer carries the grant, and a handler's Vary keeps Origin", async (t) => {
+  const app = new Hono();
+  app.use(createCors(app, { origin: ['https://a.test', 'https://b.test'] }, { logger: quiet }));
+  app.get('/boom', () => {
+    throw new Error('no');
+  });
+  app.get('/vary', (c) => {
+    c.header('Vary', 'Accept');
+    return c.text('x');
+  });
+  const boom = await send(app, 'GET', '/boom', { Origin: 'https://b.test' });
+  t.equal(boom.status, 500);
+  t.equal(boom.headers.get('access-control-allow-origin'), 'https://b.test');
+  t.equal((await send(app, 'GET', '/vary', { Origin: 'https://a.test' })).headers.get('vary'), 'Accept, Origin');
+});
+
+t.test('a route declared after the routes were read throws where it is declared', async (t) => {
+  const app = new Hono();
+  app.use(createCors(app, {}, { logger: quiet }));
+  app.get('/early', (c) => c.text('early'));
+  t.equal((await send(app, 'GET', '/early', { Origin: 'https://a.test' })).headers.get('access-control-allow-origin'), '*');
+  t.throws(() => app.get('/late', (c) => c.text('late')), { name: 'RouteRegistrationError', code: 'CORS_ROUTES_SEALED' });
+});
+
+t.test('it must be given the app', async (t) => {
+  t.throws(() => createCors({} as never), { code: 'CORS_NOT_A_ROUTER' });
+});
