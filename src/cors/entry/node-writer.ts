@@ -108,11 +108,15 @@ function keepInPairs(headers: unknown[], fields: string): void {
   }
 }
 
-/** The engine's fields first, then the application's, as the fastify plugin merges them. */
+/**
+ * The application's `Vary` as it is where it already names the engine's fields (it was added to,
+ * not replaced); else the engine's fields first, then the application's, as the fastify plugin
+ * merges them.
+ */
 function withFields(value: unknown, fields: string): string {
   const current = Array.isArray(value) ? value.join(', ') : String(value);
   try {
-    return vary.append(fields, current);
+    return vary.append(current, fields) === current ? current : vary.append(fields, current);
   } catch {
     // Not a list of header names: left as the application wrote it.
     return current;
