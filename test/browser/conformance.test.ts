@@ -1,8 +1,8 @@
 /**
  * Real browsers decide: a page on one origin fetches our server on another, and the browser's own
  * CORS checks resolve or reject each fetch. Every scenario runs in Chromium, Firefox and WebKit,
- * against the standalone middleware and against the host with CorsModule, serving the same routes
- * and policies (servers.ts). Where an engine differs, the assertion names the engine and the
+ * against the standalone middleware, the host with CorsModule, and Express, Koa and hono apps with
+ * their own entry points, serving the same routes and policies (servers.ts). Where an engine differs, the assertion names the engine and the
  * README lists the difference.
  *
  * Pages: `http://localhost:P1` is cross-site to the API on `http://127.0.0.1:P2`; the page on
@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 
 import { ENGINES, launchEngine, pageHtml, type Engine, type EngineName, type EnginePage, type FetchInit } from './engines.js';
-import { startModule, startStandalone, type ApiServer } from './servers.js';
+import { startExpress, startHono, startKoa, startModule, startStandalone, type ApiServer } from './servers.js';
 
 const pages = createServer((req, res) => {
   res.setHeader('Content-Type', 'text/html');
@@ -34,6 +34,9 @@ t.setTimeout(600_000);
 const implementations: [string, (a: string, b: string) => Promise<ApiServer>][] = [
   ['standalone middleware', startStandalone],
   ['host with CorsModule', startModule],
+  ['Express with @lib/cors/express', startExpress],
+  ['Koa with @lib/cors/koa', startKoa],
+  ['hono with @lib/cors/hono', startHono],
 ];
 
 /** What each engine was seen to do where engines differ (each pinned below, by name). */

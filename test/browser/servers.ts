@@ -6,9 +6,16 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import KoaRouter from '@koa/router';
+import express from 'express';
 import Router from 'find-my-way';
+import { Hono } from 'hono';
+import Koa from 'koa';
 import { inject } from '@lib/core';
 import { CorsModule, CorsOptions, CorsService, createCors, setCorsCookie } from '@lib/cors';
+import { createCors as createExpressCors } from '@lib/cors/express';
+import { createCors as createHonoCors } from '@lib/cors/hono';
+import { createCors as createKoaCors } from '@lib/cors/koa';
 import { controller, RequestContext, RestApplication, restRootModule, route } from '@lib/rest';
 
 export interface Seen {
@@ -167,6 +174,125 @@ export async function startModule(a: string, b: string): Promise<ApiServer> {
   restRootModule({ imports: [CorsModule], controllers })(BrowserApp);
   const app = await RestApplication.create(BrowserApp, { logger: quiet });
   return listen(app.server);
+}
+
+/** A route's options as the standalone server gives them: credentials where the handler sets cookies. */
+const ownOptions = (spec: RouteSpec): CorsOptions => (spec.setsCookies ? { allowCredentials: true, ...spec.options } : spec.options);
+
+/** Express (5) routes the table; `@lib/cors/express` reads the routes from the app. */
+export async function startExpress(a: string, b: string): Promise<ApiServer> {
+  const app = express();
+  const cors = createExpressCors({}, { logger: quiet });
+  app.use(cors);
+  for (const spec of routeTable(a, b)) {
+    for (const method of spec.methods) {
+      app[method.toLowerCase() as 'get'](spec.path, cors.route(ownOptions(spec)), (req, res) =>
+        spec.handle({ req, res, setCookie: (name, value) => setCorsCookie(req, res, name, value, {}, quiet) }),
+      );
+    }
+  }
+  app.use(methodNotAllowed(routeTable(a, b)));
+  app.use((_error: unknown, _req: IncomingMessage, res: ServerResponse, _next: unknown) => reply(res, 500, 'Internal Server Error'));
+  return listen(createServer(app));
+}
+
+/** Koa with @koa/router routes the table; `@lib/cors/koa` reads the routes from the app. */
+export async function startKoa(a: string, b: string): Promise<ApiServer> {
+  const app = new Koa();
+  app.silent = true;
+  const cors = createKoaCors({}, { logger: quiet });
+  const router = new KoaRouter();
+  for (const spec of routeTable(a, b)) {
+    router.register(spec.path, spec.methods, [
+      cors.route(ownOptions(spec) as never) as never,
+      (ctx: Koa.Context) => {
+        // The table's handlers write the raw response themselves.
+        ctx.respond = false;
+        ctx.res.statusCode = 200;
+        spec.handle({ req: ctx.req, res: ctx.res, setCookie: (name, value) => setCorsCookie(ctx.req, ctx.res, name, value, {}, quiet) });
+      },
+    ]);
+  }
+  app.use(cors);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return listen(createServer(app.callback()));
+}
+
+/** hono routes the table, served from node:http; `@lib/cors/hono` reads the routes from the app. */
+export async function startHono(a: string, b: string): Promise<ApiServer> {
+  const app = new Hono();
+  const cors = createHonoCors(app, {}, { logger: quiet });
+  app.use(cors);
+  for (const spec of routeTable(a, b)) {
+    app.on(spec.methods, spec.path, cors.route(ownOptions(spec) as never), (c) => {
+      // The table's handlers are node-style: they write to a stand-in, turned into a Response.
+      const req = { method: c.req.method, url: c.req.path, headers: Object.fromEntries(c.req.raw.headers) } as unknown as IncomingMessage;
+      const res = new CollectedResponse();
+      spec.handle({ req, res: res as unknown as ServerResponse, setCookie: (name, value) => setCorsCookie(req, res as never, name, value, {}, quiet) });
+      return res.toResponse();
+    });
+  }
+  app.notFound((c) => {
+    const allowed = methodsOn(routeTable(a, b), c.req.path);
+    if (allowed.length === 0) return c.text('Not Found', 404);
+    return c.text('Method Not Allowed', 405, { Allow: allowed.join(', ') });
+  });
+  app.onError(() => new Response('Internal Server Error', { status: 500 }));
+  return listen(
+    createServer(async (req, res) => {
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+      const chunks: Buffer[] = [];
+      if (hasBody) for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+      const response = await app.fetch(
+        new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: hasBody ? Buffer.concat(chunks) : undefined }),
+      );
+      res.statusCode = response.status;
+      for (const [name, value] of response.headers) if (name !== 'set-cookie') res.setHeader(name, value);
+      const cookies = response.headers.getSetCookie();
+      if (cookies.length > 0) res.setHeader('Set-Cookie', cookies);
+      res.end(Buffer.from(await response.arrayBuffer()));
+    }),
+  );
+}
+
+/** What a node-style handler writes, kept to be sent as a Response. */
+class CollectedResponse {
+  statusCode = 200;
+  readonly #headers = new Map<string, string | string[]>();
+  #body = '';
+  setHeader(name: string, value: string | string[]): this {
+    this.#headers.set(name.toLowerCase(), value);
+    return this;
+  }
+  getHeader(name: string): string | string[] | undefined {
+    return this.#headers.get(name.toLowerCase());
+  }
+  end(body = ''): void {
+    this.#body = body;
+  }
+  toResponse(): Response {
+    const headers = new Headers();
+    for (const [name, value] of this.#headers) for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+    return new Response(this.#body, { status: this.statusCode, headers });
+  }
+}
+
+/** The methods the table serves on `path`: after the routes, a path it has with another method is a 405 (as the standalone server answers). */
+function methodsOn(specs: RouteSpec[], path: string): string[] {
+  const router = Router();
+  for (const spec of specs) router.on(spec.methods as 'GET'[], spec.path, () => {});
+  return ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].filter((method) => router.find(method as 'GET', path) !== null);
+}
+
+function methodNotAllowed(specs: RouteSpec[]) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const allowed = methodsOn(specs, req.url ?? '/');
+    if (allowed.length === 0) reply(res, 404, 'Not Found');
+    else reply(res, 405, 'Method Not Allowed', { Allow: allowed.join(', ') });
+  };
 }
 
 async function listen(server: Server): Promise<ApiServer> {
