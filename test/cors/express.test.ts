@@ -73,6 +73,8 @@ for (const [version, express] of Object.entries(EXPRESSES) as [string, ExpressMo
     const strictApi = express.Router({ caseSensitive: true, strict: true });
     strictApi.get('/Exact', cors.route({ origin: ['https://exact.test'] }), named('exact'));
     app.use('/strict', strictApi);
+    // A RegExp path: Express's own matcher runs it, so the mirror represents it as it is.
+    app.get(/^\/re\/\d+$/, cors.route({ origin: ['https://re.test'] }), named('re'));
     // A catch-all in each version's own syntax (path-to-regexp 0.1 and 8).
     app.all(version === 'Express 4' ? '*' : '/{*rest}', named('catch-all'));
     const server = await listen(t, app);
@@ -96,10 +98,15 @@ for (const [version, express] of Object.entries(EXPRESSES) as [string, ExpressMo
       '/strict/Exact',
       '/strict/exact',
       '/strict/Exact/',
+      '/re/12',
+      '/RE/12',
+      '/re/12/',
+      '/re/x',
       '/elsewhere',
     ];
     const policyOfRoute: Record<string, string | undefined> = {
       report: 'https://admin.test',
+      re: 'https://re.test',
       user: '*',
       me: undefined,
       item: 'https://items.test',

@@ -76,13 +76,18 @@ t.test('the policy applied is that of the route hono ran', async (t) => {
       '/Admin/Report',
       '/admin/report/',
       '/admin//report',
+      '/admin/./report',
       '/admin/%72eport',
+      '/admin%2Freport',
+      '/ADMIN/report',
       '/users/me',
       '/users/7',
       '/users/',
       '/api/items/1',
       '/api/items/1/',
+      '/API/items/1',
       '/files/a/b',
+      '/files/%2E%2E/admin/report',
       '/elsewhere',
     ];
     for (const path of paths) {

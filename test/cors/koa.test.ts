@@ -70,6 +70,8 @@ t.test('the policy applied is that of the route the router ran', async (t) => {
   const api = new Router();
   api.get('/items/:id', cors.route({ origin: ['https://items.test'] }), named('item'));
   router.use('/api', api.routes());
+  // A RegExp path: the router's own matcher runs it.
+  router.get(/^\/re\/\d+$/, cors.route({ origin: ['https://re.test'] }), named('re'));
   const exact = new Router({ sensitive: true, strict: true });
   exact.get('/strict/Exact', cors.route({ origin: ['https://exact.test'] }), named('exact'));
   app.use(router.routes());
@@ -81,6 +83,7 @@ t.test('the policy applied is that of the route the router ran', async (t) => {
     me: undefined,
     item: 'https://items.test',
     exact: 'https://exact.test',
+    re: 'https://re.test',
     '': undefined,
   };
   const paths = [
@@ -88,7 +91,9 @@ t.test('the policy applied is that of the route the router ran', async (t) => {
     '/Admin/Report',
     '/admin/report/',
     '/admin//report',
+    '/admin/./report',
     '/admin/%72eport',
+    '/admin/%2e/report',
     '/admin%2Freport',
     '/users/me',
     '/users/7',
@@ -99,6 +104,9 @@ t.test('the policy applied is that of the route the router ran', async (t) => {
     '/strict/Exact',
     '/strict/exact',
     '/strict/Exact/',
+    '/re/12',
+    '/RE/12',
+    '/re/x',
     '/elsewhere',
   ];
   for (const path of paths) {
