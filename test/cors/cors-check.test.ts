@@ -44,7 +44,7 @@ t.test('against our middleware: what a browser allows exits 0, what it refuses 1
   t.equal(put.code, 0);
   t.match(
     put.stdout,
-    /^preflight OPTIONS .*-> 204\n(?:.*\n)*? {2}access-control-allow-methods: GET, HEAD, PUT, OPTIONS\n(?:.*\n)*? {2}verdict: allowed\nrequest {3}PUT .*-> 200\n(?:.*\n)* {2}verdict: allowed\n$/,
+    /^preflight OPTIONS \S+ for PUT -> 204\n(?:.*\n)*? {2}access-control-allow-methods: GET, HEAD, PUT, OPTIONS\n(?:.*\n)*? {2}verdict: allowed\nrequest {3}PUT .*-> 200\n(?:.*\n)* {2}verdict: allowed\n$/,
   );
 
   const header = await corsCheck(`${server.origin}/users/7`, '--origin', 'https://app.test', '--method', 'PUT', '--header', 'X-Other: 1');

@@ -77,8 +77,9 @@ async function send(url: URL, method: string, headers: Record<string, string>): 
   return { status: response.status, headers: Object.fromEntries(response.headers) };
 }
 
-function report(step: string, method: string, url: URL, answer: SeenAnswer, failure: CheckFailure | undefined): void {
-  console.log(`${step} ${method} ${url.href} -> ${answer.status}`);
+/** `asked`: a preflight's requested method, whose policy decides it where a path has a policy per method (rule E). */
+function report(step: string, method: string, url: URL, answer: SeenAnswer, failure: CheckFailure | undefined, asked?: string): void {
+  console.log(`${step} ${method} ${url.href}${asked === undefined ? '' : ` for ${asked}`} -> ${answer.status}`);
   for (const [name, value] of Object.entries(answer.headers)) {
     if (name.startsWith('access-control-') || name === 'vary') console.log(`  ${name}: ${value}`);
   }
@@ -111,7 +112,7 @@ async function main(args: readonly string[]): Promise<number> {
       if (names.length > 0) preflightHeaders['Access-Control-Request-Headers'] = names.join(',');
       const answer = await send(url, 'OPTIONS', preflightHeaders);
       const failure = preflightCheck(origin, method, names, answer, credentials);
-      report('preflight', 'OPTIONS', url, answer, failure);
+      report('preflight', 'OPTIONS', url, answer, failure, method);
       if (failure !== undefined) return 1;
     }
     const answer = await send(url, method, { ...headers, Origin: origin });
