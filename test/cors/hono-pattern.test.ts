@@ -1,5 +1,6 @@
 /**
- * The main README's hono middleware for @lib/cors/fetch, in hono 4: it answers as the adapter
+ * The hono middleware for @lib/cors/fetch that the README gave before @lib/cors/hono (the
+ * bench still runs it, bench/peers/hono-app.mjs), in hono 4: it answers as the adapter
  * does, and assigns `c.res` only when the adapter answered itself or had to copy the response,
  * since hono copies the response and its headers on every assignment over an existing one.
  */

@@ -1,0 +1,68 @@
+// Writes src/cors/README.md, the README the @lib/cors tarball ships, from the guides in docs/:
+// one source for each text, and a shipped README complete for the package. Links between the
+// included guides become links within the README; links to files the tarball does not hold
+// become plain text, so every relative link in the tarball resolves. `--check` exits 1 when the
+// committed README differs from what this would write (test/packaging/readmes.test.ts runs it).
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const root = new URL('..', import.meta.url);
+const read = (path) => readFileSync(new URL(path, root), 'utf8');
+
+/** The guides, in the order the README gives them. */
+const GUIDES = ['entry-points.md', 'options.md', 'errors.md', 'diagnostics.md', 'migration.md', 'cors-module.md'];
+
+const HEAD = `# @lib/cors
+
+CORS and \`OPTIONS\` handling for Node.js 22 and later, correct to the letter of the Fetch
+standard: options validated at start-up and compiled into per-path header tables, each request
+decided once from its route's table. One engine, an entry point per framework:
+
+| import | for |
+|---|---|
+| \`@lib/cors/express\` | Express 4 and 5: \`app.use(createCors(options))\` before the routes |
+| \`@lib/cors/koa\` | Koa with \`@koa/router\`: \`app.use(createCors(options))\` before the routers |
+| \`@lib/cors/hono\` | hono: \`app.use(createCors(app, options))\` |
+| \`@lib/cors/fastify\` | fastify 5: \`await app.register(fastifyCors, options)\` |
+| \`@lib/cors/standalone\` | \`node:http\` and Connect: \`createCors(options).handle\` |
+| \`@lib/cors/fetch\` | Deno, Bun, Cloudflare Workers: \`createCors(options).handle(request, next)\` |
+| \`@lib/cors\` | all of the above's options and errors, and \`CorsModule\` for the \`@lib/rest\` host (install \`@lib/core\` and \`@lib/rest\` beside it) |
+
+The command \`cors-check\`, installed with the package, judges any server's CORS answers as a
+browser would ([Why was my request refused?](#why-was-my-request-refused)).
+
+This README is generated from the repository's docs/ (scripts/package-readme.js).
+`;
+
+/** GitHub's anchor for a heading. */
+function slug(heading) {
+  return heading
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replace(/ /g, '-');
+}
+
+export function packageReadme() {
+  const anchors = new Map(GUIDES.map((guide) => [guide, slug(read(`docs/${guide}`).split('\n')[0].replace(/^# /, ''))]));
+  const parts = GUIDES.map((guide) =>
+    read(`docs/${guide}`)
+      .trimEnd()
+      // Each guide's headings one level down, under the package's title.
+      .replace(/^(#+) /gm, '#$1 ')
+      .replace(/\[([^\]]+)\]\(([^)#\s]+)(#[^)]*)?\)/g, (link, text, target, fragment) => {
+        if (/^[a-z]+:/.test(target)) return link;
+        const anchor = anchors.get(target);
+        return anchor === undefined ? text : `[${text}](${fragment ?? `#${anchor}`})`;
+      }),
+  );
+  return `${[HEAD.trimEnd(), ...parts].join('\n\n')}\n`;
+}
+
+const target = new URL('src/cors/README.md', root);
+if (process.argv.includes('--check')) {
+  if (readFileSync(target, 'utf8') !== packageReadme()) {
+    console.error('src/cors/README.md is not what docs/ make: run node scripts/package-readme.js');
+    process.exitCode = 1;
+  }
+} else {
+  writeFileSync(target, packageReadme());
+}
