@@ -1,7 +1,7 @@
 /**
  * The three packages, packed and installed from their tarballs into a new app outside the
- * repository, with TypeScript compiling the app as the README tells a user to (strict on,
- * skipLibCheck off): the user's specification's four ways of use then serve what the contract
+ * repository, with TypeScript compiling the app as docs/cors-module.md tells a user to, but
+ * with skipLibCheck off, so our declarations are checked as strictly as the user's code: the user's specification's four ways of use then serve what the contract
  * says. The app's source is four-ways-app/app.ts.txt (not compiled here: it imports the
  * packages as an outside app does).
  */
@@ -12,7 +12,7 @@ import t from 'tap';
 
 import { appWithTarballs, REPOSITORY } from '../helpers/packing.js';
 
-/** The tsconfig the README gives. */
+/** The tsconfig docs/cors-module.md gives, for an app.ts at the top of the folder (no rootDir). */
 const USER_TSCONFIG = {
   compilerOptions: {
     target: 'ES2022',
@@ -23,7 +23,7 @@ const USER_TSCONFIG = {
     emitDecoratorMetadata: true,
     types: ['node'],
     outDir: 'dist',
-    // Spelled out, though it is the default: our declarations are checked as the user's code is.
+    // The docs turn it on (for @types/koa); off here, our declarations are checked as the user's code is.
     skipLibCheck: false,
   },
   include: ['app.ts'],
