@@ -511,7 +511,7 @@ t.test('a Vary set by a middleware before ours (difference 1)', async (t) => {
   const dynamic = await appWith(t, { origin: true }, everyMethod, { before });
   answer = await dynamic.send('GET', '/', { Origin: KOAJS });
   isFooBar(t, answer, 'GET under origin: true');
-  t.equal(answer.headers.vary, 'Origin, Accept-Encoding');
+  t.equal(answer.headers.vary, 'Accept-Encoding, Origin', 'added after the Vary already set, as @koa/cors adds it');
   answer = await dynamic.send('OPTIONS', '/', preflight('PUT'));
   t.equal(answer.status, 204);
   t.equal(answer.headers.vary, 'Accept-Encoding, Origin, Access-Control-Request-Headers', 'the preflight adds its fields to the Vary already set');

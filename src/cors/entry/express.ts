@@ -10,18 +10,19 @@ import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS } from '../core/path-table.js';
-import { type FrameworkRoute, FrameworkRoutes, pathnameOf, routingMethod } from './framework-routes.js';
+import {
+  type FrameworkRoute,
+  FrameworkRoutes,
+  type MaybeMarked,
+  markRoute,
+  pathnameOf,
+  ROUTE_OPTIONS,
+  RoutesReadOnce,
+  routingMethod,
+} from './framework-routes.js';
 import { type Next, respond } from './node.js';
 
-export {
-  CorsOptionsError,
-  OPTION_ERROR_CODES,
-  ROUTE_ERROR_CODES,
-  RouteRegistrationError,
-  type CorsOptionsErrorCode,
-  type RouteRegistrationErrorCode,
-} from '../core/errors.js';
-export { CorsOptions, type CorsLogger, type OriginFunction } from '../core/options.js';
+export * from './common-exports.js';
 export { setCorsCookie, type CookieOptions } from './credentials.js';
 
 export type ExpressCorsSettings = Omit<CoreSettings, 'matching'>;
@@ -40,7 +41,7 @@ interface ExpressRouter {
 }
 
 interface ExpressLayer {
-  readonly handle: ((...args: never[]) => unknown) & { readonly stack?: unknown; readonly [ROUTE_OPTIONS]?: CorsOptions<IncomingMessage> };
+  readonly handle: MaybeMarked<IncomingMessage> & { readonly stack?: unknown };
   readonly name: string;
   readonly route?: ExpressRoute;
   /** Express 4: a boolean, the matched part then in `path`; Express 5: the match or `false`. */
@@ -75,9 +76,6 @@ export interface ExpressCors extends ExpressMiddleware {
   mirror(app: unknown): ExpressCors;
 }
 
-/** Marks the middleware that cors.route() returns, with its options. */
-const ROUTE_OPTIONS = Symbol('@lib/cors route options');
-
 /**
  * Validates `options` (throwing `CorsOptionsError` on a bad one) and returns the middleware, to
  * `app.use()` before the routes. Paths that no route of the application matches are not covered:
@@ -85,31 +83,23 @@ const ROUTE_OPTIONS = Symbol('@lib/cors route options');
  */
 export function createCors(options?: CorsOptions<IncomingMessage>, settings: ExpressCorsSettings = {}): ExpressCors {
   const core = new CorsCore(options, { ...settings, source: settings.source ?? 'createCors() of @lib/cors/express' });
-  let routes: FrameworkRoutes | undefined;
-
-  const mirror = (app: unknown): void => {
-    routes = mirrorExpress(core, app);
-    core.seal();
-  };
+  const routesOnce = new RoutesReadOnce(core, mirrorExpress);
 
   const middleware = function expressCors(req: IncomingMessage, res: ServerResponse, next: Next): void {
-    if (routes === undefined) mirror((req as { app?: unknown }).app);
+    const routes = routesOnce.current ?? routesOnce.read((req as { app?: unknown }).app);
     // Mounted (app.use('/api', cors), or inside a mounted router), Express has cut the prefix off
     // req.url; the routes are matched from the application's top, on the whole path.
     const mounted = (req as { baseUrl?: string }).baseUrl;
     const url = mounted === undefined || mounted === '' ? (req.url ?? '/') : ((req as { originalUrl?: string }).originalUrl ?? '/');
     const origin = req.headers.origin;
     const method = routingMethod(req.method, origin, req.headers['access-control-request-method']);
-    const table = routes!.tableFor(pathnameOf(url), method);
+    const table = routes.tableFor(pathnameOf(url), method);
     if (table === undefined) return next();
     respond(core, table, req, res, next);
   } as ExpressCors;
-  middleware.route = (routeOptions) => {
-    const marker = (_req: IncomingMessage, _res: ServerResponse, next: Next) => next();
-    return Object.assign(marker, { [ROUTE_OPTIONS]: routeOptions });
-  };
+  middleware.route = (routeOptions) => markRoute((_req: IncomingMessage, _res: ServerResponse, next: Next) => next(), routeOptions);
   middleware.mirror = (app) => {
-    mirror(app);
+    routesOnce.read(app);
     return middleware;
   };
   return middleware;
@@ -120,13 +110,8 @@ function mirrorExpress(core: CorsCore, instance: unknown): FrameworkRoutes {
   const app = instance as ExpressApp | null | undefined;
   const router = app?._router ?? app?.router;
   if (router === undefined || !Array.isArray(router.stack)) {
-    throw new RouteRegistrationError(
-      'CORS_NOT_A_ROUTER',
-      `${core.source}.mirror()`,
-      instance,
-      'is not an Express application with routes',
-      'app.use() the middleware on the Express application, before its routes',
-    );
+    const fix = 'app.use() the middleware on the Express application, before its routes';
+    throw new RouteRegistrationError('CORS_NOT_A_ROUTER', `${core.source}.mirror()`, instance, 'is not an Express application with routes', fix);
   }
   const entries = new Map<ExpressRoute, FrameworkRoute>();
   const routers: ExpressRouter[] = [];

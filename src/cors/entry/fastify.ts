@@ -26,8 +26,7 @@ import type { PathTable } from '../core/path-table.js';
 import type { PathMatching } from '../core/route-tree.js';
 import { respond, type Next } from './node.js';
 
-export { CorsOptionsError, CorsUsageError, RouteRegistrationError } from '../core/errors.js';
-export type { CorsLogger, CorsOptions, OriginFunction, OriginListEntry, OriginOption } from '../core/options.js';
+export * from './common-exports.js';
 
 /**
  * The plugin's options: the CORS options of every covered route, and two settings of the engine.

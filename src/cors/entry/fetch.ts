@@ -9,8 +9,7 @@ import { CorsCore, routeLabel, type CoreSettings } from '../core/cors-core.js';
 import type { CorsOptions } from '../core/options.js';
 import { answerFetchRequest, emptyAnswer, pathAndQuery, withAnswer } from './fetch-writer.js';
 
-export { CorsOptionsError, CorsUsageError, RouteRegistrationError } from '../core/errors.js';
-export type { CorsLogger, CorsOptions, OriginFunction, OriginListEntry, OriginOption } from '../core/options.js';
+export * from './common-exports.js';
 
 /** The application: what answers a request the engine hands on. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;

@@ -1,6 +1,42 @@
 /** For frameworks that route requests themselves (Express, Koa): the route a request will run, found by the framework's own matcher in its own order, with that route's table. */
+import type { CorsCore } from '../core/cors-core.js';
 import { classify } from '../core/decision.js';
+import type { CorsOptions } from '../core/options.js';
 import type { PathTable } from '../core/path-table.js';
+
+/** Marks the no-op middleware that `cors.route()` returns in Express, Koa and hono, with the route's options. */
+export const ROUTE_OPTIONS = Symbol('@lib/cors route options');
+
+/** A handler as the mirrors read it: perhaps a `cors.route()` marker. */
+export type MaybeMarked<Req> = ((...args: never[]) => unknown) & { readonly [ROUTE_OPTIONS]?: CorsOptions<Req> };
+
+/** `marker`, carrying a route's `options` for the mirror to find on the route. */
+export function markRoute<F extends object, O>(marker: F, options: O): F & { readonly [ROUTE_OPTIONS]: O } {
+  return Object.assign(marker, { [ROUTE_OPTIONS]: options });
+}
+
+/**
+ * An application's routes, read once: at its first request, or earlier through `mirror()`. The
+ * core is sealed then: a route declared later could be given no policy.
+ */
+export class RoutesReadOnce<Routes> {
+  /** The routes, once read. */
+  current: Routes | undefined;
+  readonly #core: CorsCore;
+  readonly #read: (core: CorsCore, app: unknown) => Routes;
+
+  constructor(core: CorsCore, read: (core: CorsCore, app: unknown) => Routes) {
+    this.#core = core;
+    this.#read = read;
+  }
+
+  read(app: unknown): Routes {
+    const routes = this.#read(this.#core, app);
+    this.#core.seal();
+    this.current = routes;
+    return routes;
+  }
+}
 
 /** One route of the application, as its framework declared it, with its table. */
 export interface FrameworkRoute {

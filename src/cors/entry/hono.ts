@@ -9,17 +9,9 @@ import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
 import { answerFetchRequest, emptyAnswer, withAnswer } from './fetch-writer.js';
-import { routingMethod } from './framework-routes.js';
+import { type MaybeMarked, markRoute, ROUTE_OPTIONS, RoutesReadOnce, routingMethod } from './framework-routes.js';
 
-export {
-  CorsOptionsError,
-  OPTION_ERROR_CODES,
-  ROUTE_ERROR_CODES,
-  RouteRegistrationError,
-  type CorsOptionsErrorCode,
-  type RouteRegistrationErrorCode,
-} from '../core/errors.js';
-export type { CorsLogger, CorsOptions, OriginFunction } from '../core/options.js';
+export * from './common-exports.js';
 
 export type HonoCorsSettings = Omit<CoreSettings, 'matching'>;
 
@@ -40,15 +32,13 @@ export interface HonoCors extends HonoMiddleware {
 interface RouterRoute {
   readonly path: string;
   readonly method: string;
-  readonly handler: ((...args: never[]) => unknown) & { readonly [ROUTE_OPTIONS]?: CorsOptions<Request>; readonly __COMPOSED_HANDLER?: unknown };
+  readonly handler: MaybeMarked<Request> & { readonly __COMPOSED_HANDLER?: unknown };
 }
 
 interface HonoApp {
   readonly routes: RouterRoute[];
   readonly router: { match(method: string, path: string): [[[unknown, RouterRoute], unknown][], ...unknown[]] };
 }
-
-const ROUTE_OPTIONS = Symbol('@lib/cors route options');
 
 /**
  * Validates `options` (throwing `CorsOptionsError` on a bad one) and returns the middleware for
@@ -61,10 +51,10 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
   if (honoApp === null || typeof honoApp !== 'object' || !Array.isArray(honoApp.routes) || typeof honoApp.router?.match !== 'function') {
     throw new RouteRegistrationError('CORS_NOT_A_ROUTER', core.source, app, 'is not a hono app', 'pass the app: app.use(createCors(app, options))');
   }
-  let routes: HonoRoutes | undefined;
+  const routesOnce = new RoutesReadOnce(core, () => mirrorHono(core, honoApp as HonoApp));
 
   const middleware = async function honoCors(c: HonoContext, next: () => Promise<void>): Promise<Response | undefined> {
-    routes ??= mirrorHono(core, honoApp as HonoApp);
+    const routes = routesOnce.current ?? routesOnce.read(honoApp);
     const request = c.req.raw;
     const method = routingMethod(c.req.method, request.headers.get('origin') ?? undefined, request.headers.get('access-control-request-method') ?? undefined);
     const table = routes.tableFor(c.req.path, method);
@@ -81,11 +71,8 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
     if (response !== c.res) c.res = response;
     return undefined;
   } as HonoCors;
-  middleware.route = (routeOptions) => {
-    // Two parameters: hono takes it for a middleware, not for the route's handler.
-    const marker = (_c: HonoContext, next: () => Promise<void>) => next().then(() => undefined);
-    return Object.assign(marker, { [ROUTE_OPTIONS]: routeOptions });
-  };
+  // Two parameters: hono takes the marker for a middleware, not for the route's handler.
+  middleware.route = (routeOptions) => markRoute((_c: HonoContext, next: () => Promise<void>) => next().then(() => undefined), routeOptions);
   return middleware;
 }
 
@@ -148,7 +135,6 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
     }
     tables.set(route, table!);
   }
-  core.seal();
   // After this, a route declared on the app throws where it is declared: it would have no policy.
   Object.assign(app.router, {
     add: (method: string, path: string) => {

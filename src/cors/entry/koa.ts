@@ -8,18 +8,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { CorsCore, type CoreSettings } from '../core/cors-core.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
-import { type FrameworkRoute, FrameworkRoutes, routingMethod } from './framework-routes.js';
+import { type FrameworkRoute, FrameworkRoutes, type MaybeMarked, markRoute, ROUTE_OPTIONS, RoutesReadOnce, routingMethod } from './framework-routes.js';
 import { answerRequest } from './node.js';
 
-export {
-  CorsOptionsError,
-  OPTION_ERROR_CODES,
-  ROUTE_ERROR_CODES,
-  RouteRegistrationError,
-  type CorsOptionsErrorCode,
-  type RouteRegistrationErrorCode,
-} from '../core/errors.js';
-export { CorsOptions, type CorsLogger, type OriginFunction } from '../core/options.js';
+export * from './common-exports.js';
 
 export type KoaCorsSettings = Omit<CoreSettings, 'matching'>;
 
@@ -48,7 +40,7 @@ export interface KoaCors extends KoaMiddleware {
 interface KoaLayer {
   readonly path: string;
   readonly methods: readonly string[];
-  readonly stack: readonly (((...args: never[]) => unknown) & { readonly [ROUTE_OPTIONS]?: CorsOptions<KoaContext> })[];
+  readonly stack: readonly MaybeMarked<KoaContext>[];
   readonly regexp: RegExp;
   match(path: string): boolean;
 }
@@ -58,24 +50,18 @@ interface KoaRouter {
   register(...args: unknown[]): unknown;
 }
 
-const ROUTE_OPTIONS = Symbol('@lib/cors route options');
-
 /**
  * Validates `options` (throwing `CorsOptionsError` on a bad one) and returns the middleware, to
  * `app.use()` before the routers. Paths no route matches are not covered.
  */
 export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsSettings = {}): KoaCors {
   const core = new CorsCore(options, { ...settings, source: settings.source ?? 'createCors() of @lib/cors/koa' });
-  let routes: FrameworkRoutes | undefined;
-  const mirror = (app: unknown): void => {
-    routes = mirrorKoa(core, app);
-    core.seal();
-  };
+  const routesOnce = new RoutesReadOnce(core, mirrorKoa);
 
   const middleware = async function koaCors(ctx: KoaContext, next: () => Promise<unknown>): Promise<void> {
-    if (routes === undefined) mirror(ctx.app);
+    const routes = routesOnce.current ?? routesOnce.read(ctx.app);
     const method = routingMethod(ctx.method, ctx.headers.origin, ctx.headers['access-control-request-method'] as string | undefined);
-    const table = routes!.tableFor(ctx.path, method);
+    const table = routes.tableFor(ctx.path, method);
     if (table === undefined) {
       await next();
       return;
@@ -101,12 +87,9 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
       throw error;
     }
   } as KoaCors;
-  middleware.route = (routeOptions) => {
-    const marker = (_ctx: KoaContext, next: () => Promise<unknown>) => next() as Promise<void>;
-    return Object.assign(marker, { [ROUTE_OPTIONS]: routeOptions }) as unknown as KoaMiddleware;
-  };
+  middleware.route = (routeOptions) => markRoute((_ctx: KoaContext, next: () => Promise<unknown>) => next() as Promise<void>, routeOptions);
   middleware.mirror = (app) => {
-    mirror(app);
+    routesOnce.read(app);
     return middleware;
   };
   return middleware;
@@ -116,13 +99,8 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
 function mirrorKoa(core: CorsCore, instance: unknown): FrameworkRoutes {
   const stack = (instance as { middleware?: unknown } | null)?.middleware;
   if (!Array.isArray(stack)) {
-    throw new RouteRegistrationError(
-      'CORS_NOT_A_ROUTER',
-      `${core.source}.mirror()`,
-      instance,
-      'is not a Koa application',
-      'app.use() the middleware on the Koa application, before its routers',
-    );
+    const fix = 'app.use() the middleware on the Koa application, before its routers';
+    throw new RouteRegistrationError('CORS_NOT_A_ROUTER', `${core.source}.mirror()`, instance, 'is not a Koa application', fix);
   }
   const routers: KoaRouter[] = [];
   for (const middleware of stack) {

@@ -13,18 +13,7 @@ import { nodeMiddleware, type NodeMiddleware } from './node.js';
 export type { ReasonCode } from '../diagnostics/browser-checks.js';
 export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 export { setCorsCookie, type CookieOptions } from './credentials.js';
-export {
-  CorsOptionsError,
-  CorsUsageError,
-  OPTION_ERROR_CODES,
-  ROUTE_ERROR_CODES,
-  RouteRegistrationError,
-  USAGE_ERROR_CODES,
-  type CorsOptionsErrorCode,
-  type CorsUsageErrorCode,
-  type RouteRegistrationErrorCode,
-} from '../core/errors.js';
-export { CorsOptions, type CorsLogger, type OriginCacheOptions, type OriginFunction, type OriginListEntry, type OriginOption } from '../core/options.js';
+export * from './common-exports.js';
 export type { FindMyWayRouter, MirrorableRouter, PathMatching } from '../core/route-tree.js';
 export type { Next } from './node.js';
 

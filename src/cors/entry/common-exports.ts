@@ -1,0 +1,13 @@
+/** What every entry point exports beside its own `createCors`: the options' types, the error classes and their codes. */
+export {
+  CorsOptionsError,
+  CorsUsageError,
+  OPTION_ERROR_CODES,
+  ROUTE_ERROR_CODES,
+  RouteRegistrationError,
+  USAGE_ERROR_CODES,
+  type CorsOptionsErrorCode,
+  type CorsUsageErrorCode,
+  type RouteRegistrationErrorCode,
+} from '../core/errors.js';
+export { CorsOptions, type CorsLogger, type OriginCacheOptions, type OriginFunction, type OriginListEntry, type OriginOption } from '../core/options.js';
