@@ -451,7 +451,7 @@ t.test('bad options stop start-up with the engine error, naming where they came 
   class BadModuleOptions {}
   await t.rejects(RestApplication.create(BadModuleOptions), {
     name: 'CorsOptionsError',
-    message: /^CorsModule\.withOpts\(\) imported by BadModuleOptions: CorsOptions\.origin = "https:\/\/example\.com\/" .*write it as "https:\/\/example\.com"/,
+    message: /^CorsModule\.withOpts\(\) imported by BadModuleOptions: CorsOptions\.origin = "https:\/\/example\.com\/" .*write it as 'https:\/\/example\.com'/,
   });
 
   @restRootModule({ imports: [CorsModule], controllers: [ItemsController], providersPerRou: corsOptions({ maxAge: -1 }) })

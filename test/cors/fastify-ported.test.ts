@@ -522,7 +522,7 @@ t.test("from 'Allow only request from with specific methods'", async (t) => {
     async () => {
       await comma.register(fastifyCors, { methods: 'GET,POST' } as never);
     },
-    { name: 'CorsOptionsError', message: /allowedMethods: \["GET", "POST"\]/ },
+    { name: 'CorsOptionsError', message: /allowedMethods: \['GET', 'POST'\]/ },
     "@fastify/cors's name and comma string get the array to write",
   );
 });

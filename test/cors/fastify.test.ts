@@ -407,7 +407,7 @@ t.test("options are validated at registration, with our names; other packages' n
       { credentials: true },
       /credentials = true is the cors package \(and @fastify\/cors, hono\)'s name for allowCredentials\. Fix: use allowCredentials: true/,
     ],
-    [{ methods: 'GET,POST' }, /methods = "GET,POST" .* name for allowedMethods\. Fix: use allowedMethods: \["GET", "POST"\]/],
+    [{ methods: 'GET,POST' }, /methods = "GET,POST" .* name for allowedMethods\. Fix: use allowedMethods: \['GET', 'POST'\]/],
     [{ origin: '*', allowCredentials: true }, /allowCredentials/],
     [{ origin: 'https://app.example.com/' }, /origin = "https:\/\/app\.example\.com\/"/],
     [{ orgin: 'https://a.test' }, /did you mean origin\?/],

@@ -97,6 +97,16 @@ export class CorsUsageError extends TypeError {
   }
 }
 
+/**
+ * A value as the user would write it in their options (single-quoted strings, arrays in
+ * brackets): the form of the code a message's fix proposes, e.g. `['X-A', 'X-B']`.
+ */
+export function codeLiteral(value: unknown): string {
+  if (typeof value === 'string') return `'${value.replace(/[\\']/g, (char) => `\\${char}`)}'`;
+  if (Array.isArray(value)) return `[${value.map(codeLiteral).join(', ')}]`;
+  return describeValue(value);
+}
+
 /** A short, readable rendering of an option value for messages. */
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);

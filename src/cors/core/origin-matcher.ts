@@ -1,7 +1,7 @@
 /** Compiles the `origin` option into one of the four policy kinds, and guards an origin function. */
 import { getPublicSuffix } from 'tldts';
 
-import { CorsOptionsError, describeValue } from './errors.js';
+import { codeLiteral, CorsOptionsError, describeValue } from './errors.js';
 import { isHostLabels, isWellFormedOrigin } from './http-grammar.js';
 import type { CorsLogger, OriginCacheOptions, OriginFunction, OriginOption } from './options.js';
 
@@ -42,6 +42,7 @@ export function compileOriginMatcher(value: OriginOption<never> | undefined, con
   if (value === false) return NONE;
   if (value === true) return REFLECT;
   if (typeof value === 'function') return Object.freeze({ kind: 'dynamic', allows: guardOriginFunction(value, context) });
+  if (typeof value === 'string') refuseJoinedOrEmpty(value, 'origin', context.source, false);
   if (typeof value === 'string' && value !== 'null' && !value.includes('*')) {
     return Object.freeze({ kind: 'fixed', origin: checkSerializedOrigin(value, 'origin', context.source) });
   }
@@ -54,12 +55,13 @@ export function compileOriginMatcher(value: OriginOption<never> | undefined, con
         'origin',
         value,
         'allows no origin at all',
-        'list at least one origin, or use `false` to turn CORS off',
+        'list at least one origin, or use false to turn CORS off',
       );
     }
     // One exact origin in a list is the same policy as the origin alone, and needs no Vary.
     const [only] = value;
     if (value.length === 1 && typeof only === 'string' && only !== '*' && only !== 'null' && !only.includes('*')) {
+      refuseJoinedOrEmpty(only, 'origin[0]', context.source, true);
       return Object.freeze({ kind: 'fixed', origin: checkSerializedOrigin(only, 'origin[0]', context.source) });
     }
     return compileList(value, null, context);
@@ -104,10 +106,10 @@ function compileList(entries: readonly unknown[], field: string | null, context:
       );
     } else if (entry === 'null') {
       exact.add(entry);
-    } else if (entry.includes('*')) {
-      patterns.push(compileWildcardPattern(entry, name, context));
     } else {
-      exact.add(checkSerializedOrigin(entry, name, context.source));
+      if (field === null) refuseJoinedOrEmpty(entry, name, context.source, true);
+      if (entry.includes('*')) patterns.push(compileWildcardPattern(entry, name, context));
+      else exact.add(checkSerializedOrigin(entry, name, context.source));
     }
   });
   // Hot path: an exact hit is one Set lookup. Patterns and RegExps only ever see origins that
@@ -120,6 +122,59 @@ function compileList(entries: readonly unknown[], field: string | null, context:
     return false;
   };
   return Object.freeze({ kind: 'dynamic', allows });
+}
+
+/**
+ * Refuses, with a fix written for that mistake, an origin string that is empty (an environment
+ * variable that is not set, which the cors package read as '*') or that joins several origins
+ * with commas or spaces (a cors-style or environment-variable list). Such a string can never
+ * be an origin; each origin in it is checked, so the fix never proposes one that is refused in
+ * turn. `inList`: the string is an element of an origin array.
+ */
+function refuseJoinedOrEmpty(value: string, field: string, source: string, inList: boolean): void {
+  const fail = (problem: string, fix: string): never => {
+    throw new CorsOptionsError('CORS_INVALID_ORIGIN', source, field, value, problem, fix);
+  };
+  if (value.trim() === '') {
+    fail(
+      `is ${value === '' ? 'empty' : 'blank'} (read from an environment variable that is not set?)`,
+      inList
+        ? "remove it from the list, or write an origin such as 'https://app.example.com'"
+        : "write the origin that may read the responses, e.g. 'https://app.example.com'; false turns CORS off, and '*' lets every origin " +
+            "read them (the cors package read an empty origin as '*')",
+    );
+  }
+  if (!/[\s,]/.test(value)) return;
+  const origins = value.split(/[\s,]+/).filter((origin) => origin !== '');
+  for (const origin of origins) {
+    const mistake =
+      origin === '*'
+        ? { problem: 'stands for every origin, so it is never listed with others', fix: "use '*' alone, or list the origins without it" }
+        : origin === 'null'
+          ? undefined
+          : origin.includes('*')
+            ? mapProblem(wildcardPatternMistake(origin), "write the wildcard as the whole first label after the scheme, e.g. 'https://*.example.com'")
+            : serializedOriginMistake(origin);
+    if (mistake !== undefined) {
+      const several =
+        origins.length > 1
+          ? `holds ${origins.length} origins in one string, and ${JSON.stringify(origin)} among them`
+          : `holds ${JSON.stringify(origin)}, which`;
+      fail(
+        `${several} ${mistake.problem}`,
+        `${mistake.fix}; then ${origins.length > 1 ? 'give each origin its own array element' : 'write it without spaces or commas'}`,
+      );
+    }
+  }
+  if (origins.length === 1) fail('has spaces or a comma around the origin', `write it as ${codeLiteral(origins[0])}`);
+  fail(
+    `holds ${origins.length} origins in one string, and a browser sends exactly one`,
+    inList ? `give each origin its own array element: ${origins.map(codeLiteral).join(', ')}` : `use an array, one origin per element: ${codeLiteral(origins)}`,
+  );
+}
+
+function mapProblem(problem: string | undefined, fix: string): { problem: string; fix: string } | undefined {
+  return problem === undefined ? undefined : { problem, fix };
 }
 
 /**
@@ -140,21 +195,47 @@ function serializedOriginMistake(value: string): { problem: string; fix: string 
   } catch {
     url = undefined;
   }
+  if (url === undefined && value.includes('://')) {
+    // e.g. `http://localhost:${process.env.PORT}` with PORT unset.
+    const unset = /undefined|null|NaN/.test(value) ? ' (built from a variable that is not set?)' : '';
+    return { problem: `cannot be parsed as a URL${unset}`, fix: "write scheme, host and optional port, e.g. 'https://app.example.com'" };
+  }
   if (url === undefined || !value.includes('://')) {
-    return { problem: 'is not an origin (no scheme)', fix: `write scheme and host, e.g. "https://${value.replace(/^\/+/, '')}"` };
+    return { problem: 'is not an origin (no scheme)', fix: `write scheme and host, e.g. ${codeLiteral(`https://${value.replace(/^\/+/, '')}`)}` };
   }
   if (url.origin === 'null') {
     // Non-special schemes (chrome-extension://id) have an opaque origin in the URL parser, yet
     // browsers send them as written: accept them when they already look serialized.
     if (url.pathname === '' && url.search === '' && url.hash === '' && isWellFormedOrigin(value)) return undefined;
-    return { problem: 'is not an origin browsers send', fix: 'write scheme, host and optional port only, e.g. "https://app.example.com"' };
+    return { problem: 'is not an origin browsers send', fix: "write scheme, host and optional port only, e.g. 'https://app.example.com'" };
   }
   if (url.origin !== value) {
     return {
       problem: 'is not a serialized origin (browsers send no path, no trailing slash, no upper case and no default port)',
-      fix: `write it as ${JSON.stringify(url.origin)}`,
+      fix: `write it as ${codeLiteral(url.origin)}`,
     };
   }
+  return undefined;
+}
+
+/** What is wrong with a `*` pattern, or `undefined` when it is a pattern that can be compiled. */
+function wildcardPatternMistake(value: string): string | undefined {
+  const separator = value.indexOf('://');
+  if (separator === -1) return 'has no scheme';
+  if (value.indexOf('*') !== value.lastIndexOf('*')) return 'has more than one "*"';
+  const prefix = value.slice(0, separator + 3);
+  if (!value.startsWith('*.', prefix.length)) return 'puts "*" somewhere other than the whole first label';
+  const suffix = value.slice(prefix.length + 1); // ".example.com[:port]"
+  // The rest must itself be a serialized origin once the "*" is filled in.
+  const mistake = serializedOriginMistake(`${prefix}x${suffix}`);
+  if (mistake !== undefined) return mistake.problem.replace('is not', 'does not give');
+  if (
+    !suffix
+      .slice(1)
+      .replace(/:[0-9]+$/, '')
+      .includes('.')
+  )
+    return 'would match every sub-domain of a top-level domain';
   return undefined;
 }
 
@@ -164,33 +245,26 @@ interface WildcardPattern {
 }
 
 function compileWildcardPattern(value: string, field: string, context: Context): WildcardPattern {
-  const fail = (problem: string): never => {
+  const problem = wildcardPatternMistake(value);
+  if (problem !== undefined) {
     throw new CorsOptionsError(
       'CORS_INVALID_ORIGIN_PATTERN',
       context.source,
       field,
       value,
       problem,
-      'write the wildcard as the whole first label after the scheme, e.g. "https://*.example.com"',
+      "write the wildcard as the whole first label after the scheme, e.g. 'https://*.example.com'",
     );
-  };
-  const separator = value.indexOf('://');
-  if (separator === -1) fail('has no scheme');
-  if (value.indexOf('*') !== value.lastIndexOf('*')) fail('has more than one "*"');
-  const prefix = value.slice(0, separator + 3);
-  if (!value.startsWith('*.', prefix.length)) fail('puts "*" somewhere other than the whole first label');
+  }
+  const prefix = value.slice(0, value.indexOf('://') + 3);
   const suffix = value.slice(prefix.length + 1); // ".example.com[:port]"
-  // The rest must itself be a serialized origin once the "*" is filled in.
-  const mistake = serializedOriginMistake(`${prefix}x${suffix}`);
-  if (mistake !== undefined) fail(mistake.problem.replace('is not', 'does not give'));
   const host = suffix.slice(1).replace(/:[0-9]+$/, '');
-  if (!host.includes('.')) fail('would match every sub-domain of a top-level domain');
   // The Public Suffix List, private section included (github.io, vercel.app), as browsers use it
   // for cookies: a hand-made list would miss the names added every month.
   if (getPublicSuffix(host, { allowPrivateDomains: true }) === host) {
     context.logger.warn(
       `${context.source}: CorsOptions.${field} = ${describeValue(value)} grants every sub-domain of ${host}, a public suffix: anyone can register a ` +
-        `name there, so every stranger's site under it is granted. List your own origins instead, e.g. "${prefix}your-app.${host}".`,
+        `name there, so every stranger's site under it is granted. List your own origins instead, e.g. '${prefix}your-app.${host}'.`,
     );
   }
   return {

@@ -1,5 +1,5 @@
 /** Validates options, every field, and compiles them into a frozen policy; the one place options are checked. */
-import { CorsOptionsError, describeValue } from './errors.js';
+import { codeLiteral, CorsOptionsError } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { faultReporter } from './line-limit.js';
 import { compileOriginMatcher, type OriginMatcher } from './origin-matcher.js';
@@ -78,7 +78,7 @@ export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): 
         `allowedMethods[${index}]`,
         method,
         'is not in upper case, and browsers compare methods case-sensitively (they upper-case the standard ones first)',
-        `write ${JSON.stringify(method.toUpperCase())}`,
+        `write ${codeLiteral(method.toUpperCase())}`,
       );
     }
   });
@@ -92,7 +92,7 @@ export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): 
         'origin',
         options.origin ?? '*',
         "together with allowCredentials: true is refused by browsers (a credentialed response needs the exact origin, never '*')",
-        'list the origins that may send credentials, e.g. origin: ["https://app.example.com"]',
+        "list the origins that may send credentials, e.g. origin: ['https://app.example.com']",
       );
     }
     const names = { allowedHeaders, exposedHeaders, allowedMethods };
@@ -103,8 +103,8 @@ export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): 
           source,
           field,
           '*',
-          "together with allowCredentials: true is read by browsers as a header literally named '*'",
-          `list the names in ${field}`,
+          `together with allowCredentials: true is read by browsers as a ${field === 'allowedMethods' ? 'method' : 'header'} literally named '*'`,
+          `list the ${NAMES_OF[field].kind}s, e.g. ${field}: ${codeLiteral(NAMES_OF[field].example)}`,
         );
       }
     }
@@ -159,7 +159,7 @@ export function compileUserOptions(options: unknown, context: PolicyContext): { 
 
 /** An options object as given by a user: an object with known fields only (typos such as `orgin` are refused). */
 export function checkOptionsObject(options: unknown, source: string): asserts options is AnyCorsOptions {
-  checkObject(options, '(options)', source, 'pass an object such as { origin: "https://app.example.com" }, or nothing for the defaults');
+  checkObject(options, '(options)', source, "pass an object such as { origin: 'https://app.example.com' }, or nothing for the defaults");
   for (const field of Object.keys(options)) {
     if (!(CORS_OPTION_FIELDS as readonly string[]).includes(field)) {
       const value = (options as Record<string, unknown>)[field];
@@ -171,7 +171,7 @@ export function checkOptionsObject(options: unknown, source: string): asserts op
           field,
           value,
           `is ${ours.from}'s name for ${ours.field}`,
-          `use ${ours.field}: ${describeValue(asList(value))}`,
+          othersFix(ours.field, value),
         );
       }
       const near = CORS_OPTION_FIELDS.find((known) => isNearMiss(field, known));
@@ -240,21 +240,23 @@ function checkBoolean(value: unknown, field: string, source: string): boolean {
   return value;
 }
 
+/** The three fields that take a list of names. */
+type NamesField = 'allowedHeaders' | 'exposedHeaders' | 'allowedMethods';
+
+/** What each names field lists, and an example of the list, for messages. */
+const NAMES_OF: Readonly<Record<NamesField, { kind: string; example: readonly string[] }>> = {
+  allowedHeaders: { kind: 'header name', example: ['Content-Type', 'Authorization'] },
+  exposedHeaders: { kind: 'header name', example: ['Content-Range'] },
+  allowedMethods: { kind: 'method', example: ['GET', 'POST'] },
+};
+
 /** `'*'` or an array of tokens; returns a copy (the caller's array is never kept or mutated). */
-function checkNames(value: unknown, field: string, source: string): readonly string[] | undefined {
+function checkNames(value: unknown, field: NamesField, source: string): readonly string[] | undefined {
   if (value === undefined) return undefined;
   if (value === '*') return ['*'];
   if (!Array.isArray(value)) {
-    throw new CorsOptionsError(
-      'CORS_INVALID_NAME_LIST',
-      source,
-      field,
-      value,
-      "is neither '*' nor an array of names",
-      typeof value === 'string' && value.includes(',')
-        ? `use an array, one name per element: ${describeValue(asList(value))}`
-        : `use an array, e.g. ${field === 'allowedMethods' ? "['GET', 'POST']" : "['X-Request-Id']"}`,
-    );
+    const { problem, fix } = typeof value === 'string' ? namesStringMistake(value, field) : notAList(field);
+    throw new CorsOptionsError('CORS_INVALID_NAME_LIST', source, field, value, problem, fix);
   }
   value.forEach((name: unknown, index) => {
     if (typeof name !== 'string' || !isHttpToken(name)) {
@@ -264,7 +266,7 @@ function checkNames(value: unknown, field: string, source: string): readonly str
         `${field}[${index}]`,
         name,
         "is not an HTTP token (RFC 9110: letters, digits and !#$%&'*+-.^_`|~, no spaces or commas)",
-        `write one name per array element, e.g. ${describeValue(field === 'allowedMethods' ? 'PATCH' : 'X-Request-Id')}`,
+        nameElementFix(name, field),
       );
     }
     if (name === '*' && value.length > 1) {
@@ -281,8 +283,74 @@ function checkNames(value: unknown, field: string, source: string): readonly str
   return [...new Set<string>(value)];
 }
 
+function notAList(field: NamesField): { problem: string; fix: string } {
+  return { problem: "is neither '*' nor an array of names", fix: `use an array, e.g. ${codeLiteral(NAMES_OF[field].example)}` };
+}
+
+/**
+ * A string where an array of names is expected, as the cors package takes them (`'GET,POST'`,
+ * `'Content-Type'`): the fix is the array of the names it holds, the user's own; when one of them
+ * is no name at all, the message points at it rather than proposing an array refused in turn.
+ */
+function namesStringMistake(value: string, field: NamesField): { problem: string; fix: string; names?: readonly string[] } {
+  const { kind, example } = NAMES_OF[field];
+  const names = splitNames(value, field);
+  if (names.length === 0) {
+    const fix =
+      field === 'allowedMethods'
+        ? `leave it out to grant the methods of each path, or list them, e.g. ${codeLiteral(example)}`
+        : field === 'allowedHeaders'
+          ? `leave it out to allow the headers a preflight asks for, use [] to allow none, or list them, e.g. ${codeLiteral(example)}`
+          : `leave it out to expose no header, or list them, e.g. ${codeLiteral(example)}`;
+    return { problem: `is ${value === '' ? 'empty' : 'blank'}, not an array of names`, fix };
+  }
+  const bad = names.find((name) => !isHttpToken(name));
+  if (bad !== undefined) {
+    const token = "one HTTP token (RFC 9110: letters, digits and !#$%&'*+-.^_`|~, no spaces)";
+    return names.length > 1
+      ? {
+          problem: `is neither '*' nor an array of names, and ${JSON.stringify(bad)} in it is no ${kind}: a name is ${token}`,
+          fix: `correct ${codeLiteral(bad)}, then give the ${kind}s as an array, one per element`,
+        }
+      : {
+          problem: `is neither '*' nor an array of names, nor one ${kind}: a name is ${token}`,
+          fix: `correct it (several names go in separate array elements), then put it in an array`,
+        };
+  }
+  if (names.length > 1 && names.includes('*')) {
+    return {
+      problem: "is neither '*' nor an array of names, and '*' in it stands for every name",
+      fix: `use ${field}: '*' alone, or list the names without it`,
+    };
+  }
+  const upperCased = names.some((name, index) => name !== splitNames(value, 'allowedHeaders')[index]);
+  const caseNote = upperCased ? ' (in upper case: browsers compare methods byte for byte)' : '';
+  if (names.length === 1)
+    return { problem: `is one ${kind} where an array of names is expected`, fix: `put it in an array: ${codeLiteral(names)}${caseNote}`, names };
+  return { problem: "is neither '*' nor an array of names", fix: `use an array, one ${kind} per element: ${codeLiteral(names)}${caseNote}`, names };
+}
+
+/** The names a comma-separated string holds, trimmed, empty elements dropped; methods upper-cased (those that are names). */
+function splitNames(value: string, field: NamesField): string[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  return field === 'allowedMethods' ? names.map((name) => (isHttpToken(name) ? name.toUpperCase() : name)) : names;
+}
+
+/** The fix for an array element that is no name: split a comma-joined one, else say what a name is. */
+function nameElementFix(name: unknown, field: NamesField): string {
+  const { kind, example } = NAMES_OF[field];
+  if (typeof name !== 'string') return `write each ${kind} as a string, e.g. ${codeLiteral(example[0])}`;
+  if (name.trim() === '') return 'remove the empty element';
+  const parts = splitNames(name, field);
+  if (name.includes(',') && parts.every(isHttpToken)) return `give each ${kind} its own array element: ${parts.map(codeLiteral).join(', ')}`;
+  return `write one ${kind} per array element, without spaces or other separators`;
+}
+
 /** Option names of the cors package, @fastify/cors and hono, for users moving over. */
-const OTHER_PACKAGES_NAMES: Readonly<Record<string, { from: string; field: string }>> = {
+const OTHER_PACKAGES_NAMES: Readonly<Record<string, { from: string; field: NamesField | 'allowCredentials' }>> = {
   credentials: { from: 'the cors package (and @fastify/cors, hono)', field: 'allowCredentials' },
   methods: { from: 'the cors package (and @fastify/cors)', field: 'allowedMethods' },
   allowMethods: { from: 'hono', field: 'allowedMethods' },
@@ -290,14 +358,18 @@ const OTHER_PACKAGES_NAMES: Readonly<Record<string, { from: string; field: strin
   exposeHeaders: { from: 'hono', field: 'exposedHeaders' },
 };
 
-/** `'GET,POST'` as the array our options take; other values as they are. */
-function asList(value: unknown): unknown {
-  return typeof value === 'string' && value !== '*' && /[, ]/.test(value)
-    ? value
-        .split(',')
-        .map((name) => name.trim())
-        .filter((name) => name !== '')
-    : value;
+/** The fix for an option named as another package names it: our name, with the value as ours takes it. */
+function othersFix(ours: NamesField | 'allowCredentials', value: unknown): string {
+  if (ours === 'allowCredentials' || value === '*') return `use ${ours}: ${codeLiteral(value)}`;
+  if (typeof value === 'string') {
+    // The array of the names the string holds, or, when it holds something else, what to correct.
+    const mistake = namesStringMistake(value, ours);
+    return mistake.names === undefined ? `use ${ours}, and ${mistake.fix}` : `use ${ours}: ${codeLiteral(mistake.names)}`;
+  }
+  if (Array.isArray(value) && ours === 'allowedMethods') {
+    return `use ${ours}: ${codeLiteral(value.map((name: unknown) => (typeof name === 'string' && isHttpToken(name) ? name.toUpperCase() : name)))}`;
+  }
+  return `use ${ours}: ${codeLiteral(value)}`;
 }
 
 /** A typo: the same letters in another case, or at most two edits (Levenshtein) apart. */
