@@ -31,6 +31,7 @@ export const ROUTE_ERROR_CODES = [
   'CORS_ROUTER_EMPTY',
   'CORS_MATCHING_CONFLICT',
   'CORS_MOUNT_UNSEEN',
+  'CORS_ROUTE_BEFORE_PLUGIN',
 ] as const;
 
 /** Codes of the errors thrown while serving, by the helpers an application calls. */

@@ -15,12 +15,15 @@
  *   a handler set with `reply.header()`, which fastify would otherwise write over it.
  *
  * Register it with `await` before declaring the routes it should cover: fastify tells a plugin
- * only about the routes declared after it has loaded.
+ * only about the routes declared after it has loaded. A route of its context declared before,
+ * or in a plugin registered before it, fails `ready()` (CORS_ROUTE_BEFORE_PLUGIN): it would get
+ * no CORS at all.
  */
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import vary from 'vary';
 
 import { CorsCore, routeLabel } from '../core/cors-core.js';
+import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
 import type { PathTable } from '../core/path-table.js';
 import type { PathMatching } from '../core/route-tree.js';
@@ -67,6 +70,8 @@ type RouteState = typeof COVERED | typeof LEFT_OUT | typeof CATCH_ALL;
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
 const MATCHING_FIELDS = ['ignoreTrailingSlash', 'ignoreDuplicateSlashes', 'caseSensitive', 'useSemicolonDelimiter', 'maxParamLength'] as const;
 const SOURCE = '@lib/cors/fastify';
+/** Numbers each registration of the plugin, so that each one's onRequest hook has a name of its own. */
+let registrations = 0;
 
 type RouteConfig = Record<PropertyKey, unknown> & { cors?: unknown };
 type RegisteredRoute = RouteOptions & { routePath: string; path: string; prefix: string };
@@ -95,8 +100,19 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
    * so a HEAD twin comes after its GET), or at onReady.
    */
   let twins: { methods: string[]; path: string; options: CorsOptions<FastifyRequest> | undefined }[] = [];
-  /** Routes declared before the plugin, named once each when a request reaches them. */
+  /**
+   * Routes declared before the plugin, named once each when a request reaches them: where
+   * coverAndSeal could not find them (fastify's route listing unreadable).
+   */
   const unseenNamed = new Set<string>();
+  /**
+   * Every route fastify had when the plugin loaded (`GET /path` and its constraints, as fastify
+   * prints them): those of this context among them were declared before the plugin, so onRoute
+   * never saw them. Usually none: the plugin is registered first.
+   */
+  const declaredBefore = printedRoutes(fastify, false);
+  /** This registration's onRequest hook, by the name fastify prints for it (see coverAndSeal). */
+  const hookName = `libCorsOnRequest${++registrations}`;
 
   // The route that lets OPTIONS on a path without an OPTIONS route reach the onRequest hook.
   // Registered before the onRoute hook, and marked, so it is never covered itself.
@@ -140,12 +156,13 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   });
 
   fastify.addHook('onReady', async function coverAndSeal(this: FastifyInstance) {
+    refuseRoutesDeclaredBefore();
     coverTwins(this, true);
     // Sealed now, so no request pays for it and the table is complete before fastify serves.
     if (covered > 0) core.seal();
   });
 
-  fastify.addHook('onRequest', function corsOnRequest(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) {
+  function corsOnRequest(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction): void {
     const route = request.routeOptions;
     const config = route.config as unknown as RouteConfig | undefined;
     const state = config?.[ROUTE_STATE] as RouteState | undefined;
@@ -176,7 +193,9 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     // Still undecided means an async origin function is being asked: the engine then either
     // calls next() or ends the response, and fastify, never called back, sends nothing.
     if (!handedOn && reply.raw.writableEnded) reply.hijack();
-  });
+  }
+  Object.defineProperty(corsOnRequest, 'name', { value: hookName });
+  fastify.addHook('onRequest', corsOnRequest);
 
   function corsVary(_request: FastifyRequest, reply: FastifyReply, payload: unknown, next: (error: null, payload: unknown) => void): void {
     // fastify writes its own headers with writeHead(), which replaces a Vary the engine set
@@ -207,6 +226,46 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     }
   }
 
+  /**
+   * A route declared before the plugin loaded, in its context or below, was never mirrored: it
+   * would answer with no CORS headers and leave its preflights to a 404. Found among the routes
+   * fastify had when the plugin loaded: those that carry this registration's onRequest hook now
+   * (fastify gives a context's hooks to its routes at start-up) are of its context; registered
+   * in the root context, every route is below it, and those carrying no registration's hook
+   * were declared in plugins loaded before it. Routes of sibling or parent contexts carry
+   * neither and are left alone, as are those carrying another registration's hook (covered by
+   * that one). If fastify's route listing cannot be read (a custom
+   * buildPrettyMeta), the request-time message remains.
+   */
+  function refuseRoutesDeclaredBefore(): void {
+    if (declaredBefore.size === 0) return;
+    // The root instance is fastify's own object; every other context is created from its parent.
+    const root = Object.getPrototypeOf(fastify) === Object.prototype;
+    const unseen = new Map<string, string[]>();
+    for (const route of printedRoutes(fastify, true).values()) {
+      // `OPTIONS *`: the catch-all route of an earlier registration of the plugin (in another context).
+      if (!declaredBefore.has(route.key) || route.key === 'OPTIONS *') continue;
+      // A route that carries the hook of another registration too is covered by that one.
+      const registrations = route.onRequest.filter((name) => /^libCorsOnRequest\d+\(\)$/.test(name));
+      if (registrations.every((name) => name === `${hookName}()`) && (registrations.length > 0 || root)) {
+        unseen.set(route.path, [...(unseen.get(route.path) ?? []), route.method]);
+      }
+    }
+    if (unseen.size === 0) return;
+    const names = [...unseen].map(([path, methods]) => `${methods.join(', ')} ${path}`);
+    const shown = names.length > 5 ? `${names.slice(0, 5).join('; ')} and ${names.length - 5} more` : names.join('; ');
+    for (const name of names) unseenNamed.add(name);
+    throw new RouteRegistrationError(
+      'CORS_ROUTE_BEFORE_PLUGIN',
+      SOURCE,
+      shown,
+      `${names.length === 1 ? 'was' : 'were'} declared before the plugin was registered, so fastify never showed ${names.length === 1 ? 'it' : 'them'} to ` +
+        `the plugin: ${names.length === 1 ? 'it' : 'they'} would get no CORS headers and ${names.length === 1 ? 'its' : 'their'} preflights no answer`,
+      'await app.register(fastifyCors, options) before declaring routes and before registering the plugins that declare them (a route meant to ' +
+        'have no CORS goes after it too, with config: { cors: false })',
+    );
+  }
+
   function warnUnseen(method: string | string[] | undefined, url: string): void {
     const name = `${Array.isArray(method) ? method.join(',') : method} ${url}`;
     if (unseenNamed.has(name)) return;
@@ -218,6 +277,72 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   }
 
   done();
+}
+
+/** One route as `fastify.printRoutes()` shows it. */
+interface PrintedRoute {
+  /** `GET /users/:id` plus its constraints: the same in every listing of the same route. */
+  readonly key: string;
+  readonly method: string;
+  readonly path: string;
+  /** The names of its onRequest hooks, as printed (`name()`); read only `withHooks`. */
+  readonly onRequest: readonly string[];
+}
+
+/**
+ * The routes fastify has, read from `printRoutes()`: fastify lists its routes nowhere else. The
+ * tree is read as find-my-way prints it: a node per line (`├── key (GET, HEAD)`, indented four
+ * characters a level), the full path being the keys from the root down; a second group of
+ * routes on the same node, and each group's `• (onRequest) [...]`, on lines of their own.
+ * Anything unexpected yields fewer routes, never a route that does not exist.
+ */
+function printedRoutes(fastify: FastifyInstance, withHooks: boolean): Map<string, PrintedRoute> {
+  const routes = new Map<string, PrintedRoute>();
+  let tree: string;
+  try {
+    tree = fastify.printRoutes(withHooks ? { commonPrefix: false, includeMeta: ['onRequest'] } : { commonPrefix: false });
+  } catch {
+    return routes;
+  }
+  const keys: string[] = [];
+  let group: { path: string; methods: string[]; constraints: string } | undefined;
+  let hooks: string[] = [];
+  const flush = () => {
+    if (group === undefined) return;
+    for (const method of group.methods) {
+      const key = `${method} ${group.path}${group.constraints}`;
+      routes.set(key, { key, method, path: group.path, onRequest: hooks });
+    }
+    group = undefined;
+    hooks = [];
+  };
+  for (const line of tree.split('\n')) {
+    const match = /^((?:[│ ] {3})*)(?:([├└])── )?(.*)$/u.exec(line);
+    if (match === null || match[3] === '') continue;
+    const indent = match[1]!.length / 4;
+    const content = match[3]!;
+    const meta = /^• \(onRequest\) (.*)$/u.exec(content);
+    if (meta !== null) {
+      try {
+        hooks = (JSON.parse(meta[1]!) as unknown[]).map(String);
+      } catch {
+        hooks = [];
+      }
+      continue;
+    }
+    if (content.startsWith('• ')) continue;
+    flush();
+    // A new node (after ├── or └──) at its depth, or another group of routes of the node above.
+    const depth = match[2] === undefined ? indent - 1 : indent;
+    const routesOfNode = / \(([A-Z]+(?:, [A-Z]+)*)\)( \{.*\})?$/.exec(content);
+    const key = routesOfNode === null ? content : content.slice(0, routesOfNode.index);
+    if (depth < 0) continue;
+    keys.length = depth;
+    keys.push(key);
+    if (routesOfNode !== null) group = { path: keys.join(''), methods: routesOfNode[1]!.split(', '), constraints: routesOfNode[2] ?? '' };
+  }
+  flush();
+  return routes;
 }
 
 /** Flat [name, value, ...] pairs as an object. */
