@@ -467,7 +467,10 @@ t.test('bad options stop start-up with the engine error, naming where they came 
   class BadController {}
   const error = await RestApplication.create(BadController).catch((caught: unknown) => caught);
   t.type(error, CorsOptionsError);
-  t.match(error, { message: /^GET \/x \(CredentialedController in BadController\): CorsOptions\.origin = "\*" together with allowCredentials/ });
+  t.match(error, {
+    message:
+      /^GET \/x \(CredentialedController in BadController\): CorsOptions\.origin = "\*" \(the default, as no origin is set\) together with allowCredentials/,
+  });
 
   @controller({ providersPerRou: corsOptions({ orgin: 'https://a.test' } as CorsOptions) })
   class Typo {

@@ -22,7 +22,19 @@ const MESSAGES: [string, unknown, string, string][] = [
     'an origin built from an unset variable',
     { origin: 'http://localhost:undefined' },
     'CORS_INVALID_ORIGIN',
-    'createCors(): CorsOptions.origin = "http://localhost:undefined" cannot be parsed as a URL (built from a variable that is not set?). Fix: write scheme, host and optional port, e.g. \'https://app.example.com\'',
+    "createCors(): CorsOptions.origin = \"http://localhost:undefined\" has the port \"undefined\", which is not a number (built from a variable that is not set?). Fix: write the port your page is served from, e.g. 'http://localhost:3000', or no port for the scheme's own: 'http://localhost'",
+  ],
+  [
+    'a dev server on localhost without a scheme (issue 31: the fix is http://, as the dev server serves)',
+    { origin: 'localhost:4200' },
+    'CORS_INVALID_ORIGIN',
+    'createCors(): CorsOptions.origin = "localhost:4200" is not an origin (no scheme). Fix: write scheme and host, e.g. \'http://localhost:4200\'',
+  ],
+  [
+    'a loopback address without a scheme',
+    { origin: ['127.0.0.1:8080', 'https://app.example'] },
+    'CORS_INVALID_ORIGIN',
+    'createCors(): CorsOptions.origin[0] = "127.0.0.1:8080" is not an origin (no scheme). Fix: write scheme and host, e.g. \'http://127.0.0.1:8080\'',
   ],
   [
     'an origin with a trailing slash',
@@ -148,13 +160,13 @@ const MESSAGES: [string, unknown, string, string][] = [
     'credentials under the default origin',
     { allowCredentials: true },
     'CORS_WILDCARD_WITH_CREDENTIALS',
-    "createCors(): CorsOptions.origin = \"*\" together with allowCredentials: true is refused by browsers (a credentialed response needs the exact origin, never '*'). Fix: list the origins that may send credentials, e.g. origin: ['https://app.example.com']",
+    "createCors(): CorsOptions.origin = \"*\" (the default, as no origin is set) together with allowCredentials: true is refused by browsers (a credentialed response needs the exact origin, never '*'). Fix: list the origins that may send credentials, e.g. origin: ['https://app.example.com']; or, if your pages send no cookies and no Authorization header, leave allowCredentials out",
   ],
   [
     "credentials with allowedMethods '*'",
     { origin: 'https://a.example', allowCredentials: true, allowedMethods: '*' },
     'CORS_WILDCARD_WITH_CREDENTIALS',
-    "createCors(): CorsOptions.allowedMethods = \"*\" together with allowCredentials: true is read by browsers as a method literally named '*'. Fix: list the methods, e.g. allowedMethods: ['GET', 'POST']",
+    "createCors(): CorsOptions.allowedMethods = \"*\" together with allowCredentials: true is read by browsers as a method literally named '*'. Fix: list the methods, e.g. allowedMethods: ['GET', 'POST']; or leave it out: by default the methods of each path are granted",
   ],
   [
     "credentials with exposedHeaders '*'",
@@ -382,6 +394,37 @@ for (const [title, options, code, message] of MESSAGES) {
     t.equal((error as Error).message, message);
   });
 }
+
+/**
+ * The warnings that name what a RegExp grants with credentials (issue 31): said whatever else is
+ * said of it, anchored or not. [the options, every warning, whole].
+ */
+const WARNINGS: [unknown, string[]][] = [
+  [
+    { origin: /^/, allowCredentials: true },
+    [
+      'createCors(): CorsOptions.origin = /^/ is not anchored with ^ and $ around the whole pattern, so it also matches origins that merely contain it (/example\\.com$/ matches https://evilexample.com, /^https:\\/\\/a\\.com|https:\\/\\/b\\.com$/ matches https://a.com.evil.net). Anchor it, with alternatives in a group: /^https:\\/\\/(?:a|b)\\.example\\.com$/.',
+      "createCors(): CorsOptions.origin: /^/ grants every origin (https://stranger.example, say), with allowCredentials: true, so those sites can read your users' data with their cookies. Match your own origins only, e.g. /^https:\\/\\/your-app\\.example\\.com$/, or list them.",
+    ],
+  ],
+  [
+    { origin: [/^https:\/\/[a-z0-9-]+\.vercel\.app$/, 'https://app.example'], allowCredentials: true },
+    [
+      "createCors(): CorsOptions.origin: /^https:\\/\\/[a-z0-9-]+\\.vercel\\.app$/ grants every site under vercel.app, a public suffix where anyone can register a name (https://stranger-site.vercel.app, say), with allowCredentials: true, so those sites can read your users' data with their cookies. Match your own origins only, e.g. /^https:\\/\\/your-app\\.example\\.com$/, or list them.",
+    ],
+  ],
+  // The same RegExp without credentials grants strangers nothing they could not read anyway.
+  [{ origin: [/^https:\/\/[a-z0-9-]+\.vercel\.app$/, 'https://app.example'] }, []],
+  [{ origin: /^https:\/\/(?:app|admin)\.example\.com$/, allowCredentials: true }, []],
+];
+
+t.test('warnings for what a RegExp grants with credentials', async (t) => {
+  for (const [options, expected] of WARNINGS) {
+    const warnings: string[] = [];
+    createCors(options as never, { logger: { warn: (line: string) => warnings.push(line), error: () => {} } });
+    t.same(warnings, expected, String((options as { origin: unknown }).origin));
+  }
+});
 
 t.test('every CorsOptionsError code has its messages pinned above', async (t) => {
   const pinned = new Set(MESSAGES.map(([, , code]) => code));

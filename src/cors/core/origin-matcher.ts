@@ -196,12 +196,23 @@ function serializedOriginMistake(value: string): { problem: string; fix: string 
     url = undefined;
   }
   if (url === undefined && value.includes('://')) {
-    // e.g. `http://localhost:${process.env.PORT}` with PORT unset.
+    // e.g. `http://localhost:${process.env.PORT}` with PORT unset: the fix keeps the user's scheme and host.
+    const parts = /^([a-z][a-z0-9+.-]*):\/\/([^/:?#\s]+)(?::([^/?#]*))?/i.exec(value);
     const unset = /undefined|null|NaN/.test(value) ? ' (built from a variable that is not set?)' : '';
+    if (parts !== null && parts[3] !== undefined && !/^[0-9]+$/.test(parts[3]) && serializedOriginMistake(`${parts[1]}://${parts[2]}`) === undefined) {
+      const bare = `${parts[1]}://${parts[2]}`;
+      return {
+        problem: `has the port ${JSON.stringify(parts[3])}, which is not a number${unset}`,
+        fix: `write the port your page is served from, e.g. ${codeLiteral(`${bare}:3000`)}, or no port for the scheme's own: ${codeLiteral(bare)}`,
+      };
+    }
     return { problem: `cannot be parsed as a URL${unset}`, fix: "write scheme, host and optional port, e.g. 'https://app.example.com'" };
   }
   if (url === undefined || !value.includes('://')) {
-    return { problem: 'is not an origin (no scheme)', fix: `write scheme and host, e.g. ${codeLiteral(`https://${value.replace(/^\/+/, '')}`)}` };
+    const rest = value.replace(/^\/+/, '');
+    // A dev server on a loopback host is plain http: https there would still be refused.
+    const scheme = isLoopbackHost(rest.replace(/:[0-9]*$/, '')) ? 'http' : 'https';
+    return { problem: 'is not an origin (no scheme)', fix: `write scheme and host, e.g. ${codeLiteral(`${scheme}://${rest}`)}` };
   }
   if (url.origin === 'null') {
     // Non-special schemes (chrome-extension://id) have an opaque origin in the URL parser, yet
@@ -216,6 +227,47 @@ function serializedOriginMistake(value: string): { problem: string; fix: string 
     };
   }
   return undefined;
+}
+
+/** localhost, its sub-domains, 127.0.0.0/8 and [::1]: where dev servers listen, over http. */
+function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase();
+  return name === 'localhost' || name.endsWith('.localhost') || /^127(?:\.[0-9]{1,3}){3}$/.test(name) || name === '[::1]';
+}
+
+/**
+ * With credentials, what an origin option grants beyond the user's own sites: every origin, or
+ * every site under a public suffix (anyone can register a name there), found by asking its
+ * RegExps and patterns about strangers' origins. `undefined` when it grants neither.
+ */
+export function strangersGranted(value: OriginOption<never> | undefined): string | undefined {
+  const entries = Array.isArray(value) ? value : [value];
+  for (const entry of entries) {
+    const test = entry instanceof RegExp ? (origin: string) => new RegExp(entry.source, entry.flags).test(origin) : undefined;
+    if (test === undefined) continue;
+    const everyone = ['https://stranger.example', 'http://stranger.test:8080'].find(test);
+    if (everyone !== undefined) return `${describeValue(entry)} grants every origin (${everyone}, say)`;
+    for (const suffix of publicSuffixesIn(entry.source)) {
+      const stranger = `https://stranger-site.${suffix}`;
+      if (test(stranger))
+        return `${describeValue(entry)} grants every site under ${suffix}, a public suffix where anyone can register a name (${stranger}, say)`;
+    }
+  }
+  return undefined;
+}
+
+/** The public suffixes a RegExp's source names (`\.vercel\.app$` names vercel.app and app), longest first. */
+function publicSuffixesIn(source: string): string[] {
+  const names = source.replaceAll('\\.', '.').match(/[a-z0-9-]+(?:\.[a-z0-9-]+)*/gi) ?? [];
+  const suffixes = new Set<string>();
+  for (const name of names) {
+    const labels = name.toLowerCase().split('.');
+    for (let i = 0; i < labels.length; i++) {
+      const candidate = labels.slice(i).join('.');
+      if (getPublicSuffix(candidate, { allowPrivateDomains: true }) === candidate) suffixes.add(candidate);
+    }
+  }
+  return [...suffixes].sort((a, b) => b.length - a.length);
 }
 
 /** What is wrong with a `*` pattern, or `undefined` when it is a pattern that can be compiled. */

@@ -2,7 +2,7 @@
 import { codeLiteral, CorsOptionsError } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { faultReporter } from './line-limit.js';
-import { compileOriginMatcher, type OriginMatcher } from './origin-matcher.js';
+import { compileOriginMatcher, type OriginMatcher, strangersGranted } from './origin-matcher.js';
 import { CORS_OPTION_FIELDS, mergeCorsOptions, type AnyCorsOptions, type CorsLogger, type OriginCacheOptions } from './options.js';
 
 /**
@@ -91,8 +91,10 @@ export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): 
         source,
         'origin',
         options.origin ?? '*',
-        "together with allowCredentials: true is refused by browsers (a credentialed response needs the exact origin, never '*')",
-        "list the origins that may send credentials, e.g. origin: ['https://app.example.com']",
+        `${options.origin === undefined ? '(the default, as no origin is set) ' : ''}together with allowCredentials: true is refused by browsers ` +
+          "(a credentialed response needs the exact origin, never '*')",
+        "list the origins that may send credentials, e.g. origin: ['https://app.example.com']; or, if your pages send no cookies and no " +
+          'Authorization header, leave allowCredentials out',
       );
     }
     const names = { allowedHeaders, exposedHeaders, allowedMethods };
@@ -104,7 +106,7 @@ export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): 
           field,
           '*',
           `together with allowCredentials: true is read by browsers as a ${field === 'allowedMethods' ? 'method' : 'header'} literally named '*'`,
-          `list the ${NAMES_OF[field].kind}s, e.g. ${field}: ${codeLiteral(NAMES_OF[field].example)}`,
+          `list the ${NAMES_OF[field].kind}s, e.g. ${field}: ${codeLiteral(NAMES_OF[field].example)}${LEAVE_OUT[field]}`,
         );
       }
     }
@@ -112,6 +114,14 @@ export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): 
       context.logger.warn(
         `${source}: CorsOptions.origin = true with allowCredentials: true lets every web site read your users' data with their cookies. List the ` +
           `trusted origins instead.`,
+      );
+    }
+    // Said whatever else is said of the same RegExp (anchoring, dots): this is what it costs.
+    const strangers = strangersGranted(options.origin);
+    if (strangers !== undefined) {
+      context.logger.warn(
+        `${source}: CorsOptions.origin: ${strangers}, with allowCredentials: true, so those sites can read your users' data with their ` +
+          `cookies. Match your own origins only, e.g. /^https:\\/\\/your-app\\.example\\.com$/, or list them.`,
       );
     }
   }
@@ -239,6 +249,13 @@ function checkBoolean(value: unknown, field: string, source: string): boolean {
   if (typeof value !== 'boolean') throw new CorsOptionsError('CORS_INVALID_BOOLEAN', source, field, value, 'is not a boolean', `use true or false`);
   return value;
 }
+
+/** For '*' with credentials: the default that works instead, where there is one. */
+const LEAVE_OUT: Readonly<Record<NamesField, string>> = {
+  allowedHeaders: '; or leave it out: by default the headers each preflight asks for are allowed',
+  exposedHeaders: '',
+  allowedMethods: '; or leave it out: by default the methods of each path are granted',
+};
 
 /** The three fields that take a list of names. */
 type NamesField = 'allowedHeaders' | 'exposedHeaders' | 'allowedMethods';
