@@ -352,7 +352,19 @@ const MESSAGES: [string, unknown, string, string][] = [
     'a field nothing like ours',
     { timeoutMs: 5 },
     'CORS_UNKNOWN_OPTION',
-    'createCors(): CorsOptions.timeoutMs = 5 is not a CORS option. Fix: use one of origin, allowedMethods, allowedHeaders, exposedHeaders, allowCredentials, maxAge, allowPrivateNetwork, preflightContinue, optionsSuccessStatus, originTimeout, originCache',
+    'createCors(): CorsOptions.timeoutMs = 5 is not a CORS option. Fix: remove it (the cors package ignores names it does not know, so it never took effect), or use one of origin, allowedMethods, allowedHeaders, exposedHeaders, allowCredentials, maxAge, allowPrivateNetwork, preflightContinue, optionsSuccessStatus, originTimeout, originCache',
+  ],
+  [
+    'a response header written as an option (issue 31 corpus)',
+    { 'Access-Control-Allow-Credentials': true },
+    'CORS_UNKNOWN_OPTION',
+    'createCors(): CorsOptions.Access-Control-Allow-Credentials = true is the name of a response header, not an option. Fix: use allowCredentials: true',
+  ],
+  [
+    "the cors package's credentials, misspelt (issue 31 corpus)",
+    { Credential: true },
+    'CORS_UNKNOWN_OPTION',
+    "createCors(): CorsOptions.Credential = true is not a CORS option (credentials misspelt? that is the cors package (and @fastify/cors, hono)'s name for allowCredentials). Fix: use allowCredentials: true",
   ],
   [
     "the cors package's credentials",

@@ -184,17 +184,42 @@ export function checkOptionsObject(options: unknown, source: string): asserts op
           othersFix(ours.field, value),
         );
       }
-      const near = CORS_OPTION_FIELDS.find((known) => isNearMiss(field, known));
-      throw new CorsOptionsError(
-        'CORS_UNKNOWN_OPTION',
-        source,
-        field,
-        value,
-        'is not a CORS option',
-        near === undefined ? `use one of ${CORS_OPTION_FIELDS.join(', ')}` : `did you mean ${near}? The fields are ${CORS_OPTION_FIELDS.join(', ')}`,
-      );
+      throw new CorsOptionsError('CORS_UNKNOWN_OPTION', source, field, value, ...unknownOptionMistake(field, value));
     }
   }
+}
+
+/** The response headers that users write as options, and the option that sets each. */
+const OPTION_OF_HEADER: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': 'origin',
+  'access-control-allow-credentials': 'allowCredentials',
+  'access-control-allow-methods': 'allowedMethods',
+  'access-control-allow-headers': 'allowedHeaders',
+  'access-control-expose-headers': 'exposedHeaders',
+  'access-control-max-age': 'maxAge',
+};
+
+/**
+ * What to say of an option name we do not know: the option a header name stands for, a near
+ * miss of ours or of another package's, or else that it can go (the cors package ignored names
+ * it did not know, so it never took effect).
+ */
+function unknownOptionMistake(field: string, value: unknown): [problem: string, fix: string] {
+  const name = field.toLowerCase();
+  // Own keys only: `__proto__` is a name users' objects can carry too.
+  const forHeader = Object.hasOwn(OPTION_OF_HEADER, name) ? OPTION_OF_HEADER[name] : undefined;
+  if (forHeader !== undefined) return ['is the name of a response header, not an option', `use ${forHeader}: ${codeLiteral(value)}`];
+  const near = CORS_OPTION_FIELDS.find((known) => isNearMiss(field, known));
+  if (near !== undefined) return ['is not a CORS option', `did you mean ${near}? The fields are ${CORS_OPTION_FIELDS.join(', ')}`];
+  const other = Object.keys(OTHER_PACKAGES_NAMES).find((known) => isNearMiss(field, known));
+  if (other !== undefined) {
+    const ours = OTHER_PACKAGES_NAMES[other]!;
+    return [`is not a CORS option (${other} misspelt? that is ${ours.from}'s name for ${ours.field})`, othersFix(ours.field, value)];
+  }
+  return [
+    'is not a CORS option',
+    `remove it (the cors package ignores names it does not know, so it never took effect), or use one of ${CORS_OPTION_FIELDS.join(', ')}`,
+  ];
 }
 
 function checkObject(value: unknown, field: string, source: string, fix: string): asserts value is object {
