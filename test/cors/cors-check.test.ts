@@ -4,7 +4,10 @@
  * origin '*' and credentials: true, which answers '*' with Access-Control-Allow-Credentials).
  */
 import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import t from 'tap';
@@ -16,8 +19,12 @@ import { echoApp, serve } from '../helpers/http.js';
 const COMMAND = fileURLToPath(new URL('../../../src/cors/dist/diagnostics/cors-check.js', import.meta.url));
 
 function corsCheck(...args: string[]): Promise<{ code: number; stdout: string; stderr: string; note: boolean }> {
+  return run(COMMAND, ...args);
+}
+
+function run(command: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string; note: boolean }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [COMMAND, ...args], (error, stdout, stderr) => {
+    execFile(process.execPath, [command, ...args], (error, stdout, stderr) => {
       // The Local Network Access note (every test server is on 127.0.0.1) is asserted on its own, below.
       const steps = stdout.replace(/^note: .*\n/, '');
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout: steps, stderr, note: stdout.startsWith('note: ') });
@@ -103,4 +110,38 @@ t.test('usage and network errors exit 2; a public page reaching a local address 
   t.ok(closed.note, 'a public page reaching 127.0.0.1');
   t.notOk((await corsCheck('http://127.0.0.1:1/x', '--origin', 'http://localhost:5173')).note, 'a local page reaching a local address');
   t.match(closed.stderr, /^cors-check: GET http:\/\/127\.0\.0\.1:\d+\/x failed: .*ECONNREFUSED/);
+});
+
+t.test('--help and -h print the usage and what each option does, and exit 0, whatever else is given', async (t) => {
+  for (const args of [['--help'], ['-h'], ['http://127.0.0.1:1/x', '--bogus', '--help'], ['-h', '--version']]) {
+    const help = await corsCheck(...args);
+    t.equal(help.code, 0, args.join(' '));
+    t.equal(help.stderr, '');
+    t.match(help.stdout, /^usage: cors-check <url> --origin <origin> \[--method M\] \[--header 'Name: value'\]\.\.\. \[--credentials\]\n\n/);
+    for (const option of ['--origin <origin>', '--method <method>', "--header 'Name: value'", '--credentials', '-h, --help', '--version']) {
+      t.match(help.stdout, `\n  ${option} `, option);
+    }
+    t.match(help.stdout, /Exit status: 0 when the browser lets the page read the answer, 1 when it does not, 2 on a usage\nor network error\.\n$/);
+  }
+  // As an option's value it is that value: a header named so, refused as no header.
+  const value = await corsCheck('http://127.0.0.1:1/x', '--origin', 'https://a.test', '--header', '--help');
+  t.equal(value.code, 2);
+  t.match(value.stderr, /--header takes 'Name: value', not "--help"\n.*\n\(cors-check --help for more\)\n$/);
+});
+
+t.test('--version prints the version of the package it is installed from, and exits 0', async (t) => {
+  const own = JSON.parse(readFileSync(new URL('../../../src/cors/package.json', import.meta.url), 'utf8')) as { version: string };
+  const version = await corsCheck('--version');
+  t.same(version, { code: 0, stdout: `${own.version}\n`, stderr: '', note: false });
+
+  // Laid out as npm installs the tarball: node_modules/@lib/cors/{package.json,dist/}, and the bin
+  // linked from node_modules/.bin. Another version there proves it is read, not built in.
+  const project = mkdtempSync(join(tmpdir(), 'cors-check-installed-'));
+  t.teardown(() => rmSync(project, { recursive: true, force: true }));
+  const installed = join(project, 'node_modules', '@lib', 'cors');
+  mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+  cpSync(fileURLToPath(new URL('../../../src/cors/dist', import.meta.url)), join(installed, 'dist'), { recursive: true });
+  writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: '@lib/cors', version: '9.8.7-installed', type: 'module' }));
+  symlinkSync('../@lib/cors/dist/diagnostics/cors-check.js', join(project, 'node_modules', '.bin', 'cors-check'));
+  t.same(await run(join(project, 'node_modules', '.bin', 'cors-check'), '--version'), { code: 0, stdout: '9.8.7-installed\n', stderr: '', note: false });
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `cors-check <url> --origin <origin> [--method M] [--header 'Name: value']... [--credentials]`
+ * `cors-check <url> --origin <origin> [--method M] [--header 'Name: value']... [--credentials]`;
+ * `cors-check --help` (or `-h`) prints the usage, `cors-check --version` the version of @lib/cors.
  *
  * Sends what a browser would send for a fetch() from a page on <origin> (the preflight when the
  * request needs one, then the request), applies the Fetch standard's checks to the answers
@@ -8,11 +9,44 @@
  * Works against any server. Exit 0: a browser lets the page read the answer; 1: it does not;
  * 2: a usage or network error.
  */
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 
 import { corsCheck, needsPreflight, normalizeMethod, preflightCheck, unsafeHeaderNames, type CheckFailure, type SeenAnswer } from './browser-checks.js';
 
 const USAGE = "usage: cors-check <url> --origin <origin> [--method M] [--header 'Name: value']... [--credentials]";
+
+const HELP = `${USAGE}
+
+Sends what a browser would send for a fetch() from a page on <origin> to <url>: the preflight
+when the request needs one, then the request. Prints each answer's CORS headers and whether the
+browser would let the page read it, with the reason when it would not.
+
+  --origin <origin>        the page's origin, e.g. https://app.example.com (required)
+  --method <method>        the request's method (default GET)
+  --header 'Name: value'   a request header the page sets; repeat for more
+  --credentials            the page sends cookies (fetch with credentials: 'include')
+  -h, --help               print this help
+  --version                print the version
+
+Exit status: 0 when the browser lets the page read the answer, 1 when it does not, 2 on a usage
+or network error.`;
+
+/**
+ * The version of the package this file ships in: its package.json, found by going up from this
+ * file (dist/diagnostics/cors-check.js in the package, wherever it is installed).
+ */
+function packageVersion(): string {
+  for (let up = '../'; up.length <= 15; up += '../') {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL(`${up}package.json`, import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+      if (manifest.name === '@lib/cors' && typeof manifest.version === 'string') return manifest.version;
+    } catch {
+      // no package.json at this level, or not ours: one level up
+    }
+  }
+  return 'unknown';
+}
 
 interface Check {
   url: URL;
@@ -23,6 +57,20 @@ interface Check {
 }
 
 class UsageError extends Error {}
+
+/** Options that take the next argument as their value. */
+const WITH_VALUE = new Set(['--origin', '--method', '--header']);
+
+/** `--help`/`-h` or `--version` among the options (not as another option's value), whatever else is given. */
+function infoAsked(args: readonly string[]): 'help' | 'version' | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--version') return 'version';
+    if (WITH_VALUE.has(arg)) i++;
+  }
+  return undefined;
+}
 
 function parse(args: readonly string[]): Check {
   let url: URL | undefined;
@@ -87,12 +135,17 @@ function report(step: string, method: string, url: URL, answer: SeenAnswer, fail
 }
 
 async function main(args: readonly string[]): Promise<number> {
+  const asked = infoAsked(args);
+  if (asked !== undefined) {
+    console.log(asked === 'help' ? HELP : packageVersion());
+    return 0;
+  }
   let check: Check;
   try {
     check = parse(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    console.error(`cors-check: ${error.message}\n${USAGE}`);
+    console.error(`cors-check: ${error.message}\n${USAGE}\n(cors-check --help for more)`);
     return 2;
   }
   const { url, origin, method, headers, credentials } = check;
