@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suites drive, before tap starts (so no install ever runs inside a test
-# with a per-test timeout): the three browser engines and a shared cache, all Debian packages.
+# with a per-test timeout): the three browser engines, a shared cache, and curl (the examples'
+# printed commands run as printed), all Debian packages.
 # Missing and not root: fails with the exact command. Never skips. Then checks that chromium
 # and firefox-esr are at least the versions the browser suites are run with (MINIMUM below, the
 # same as MINIMUM_MAJOR in test/browser/engines.ts): an older one fails here, in one line.
@@ -16,6 +17,7 @@ declare -A NEEDS=(
   [webkit2gtk-driver]=$root/usr/bin/WebKitWebDriver
   [xvfb]=$root/usr/bin/Xvfb
   [varnish]=$root/usr/sbin/varnishd
+  [curl]=$root/usr/bin/curl
 )
 
 # The oldest major version of each browser the suites are run with in full: Debian 12's own
@@ -26,7 +28,7 @@ declare -A MINIMUM=(
 )
 
 missing=()
-for package in chromium firefox-esr webkit2gtk-driver xvfb varnish; do
+for package in chromium firefox-esr webkit2gtk-driver xvfb varnish curl; do
   [ -x "${NEEDS[$package]}" ] || missing+=("$package")
 done
 

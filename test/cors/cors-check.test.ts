@@ -112,6 +112,21 @@ t.test('usage and network errors exit 2; a public page reaching a local address 
   t.match(closed.stderr, /^cors-check: GET http:\/\/127\.0\.0\.1:\d+\/x failed: .*ECONNREFUSED/);
 });
 
+t.test('the Local Network Access note is given once, for localhost as for 127.0.0.1, preflight or not', async (t) => {
+  const cors = createCors({ origin: ['https://app.test'] }).route(['GET', 'PUT'], '/users/:id');
+  const server = await serve((req, res) => cors.handle(req, res, () => echoApp(req, res)));
+  t.teardown(server.close);
+  const port = new URL(server.origin).port;
+  for (const host of ['localhost', '127.0.0.1']) {
+    for (const method of ['GET', 'PUT']) {
+      const checked = await corsCheck(`http://${host}:${port}/users/7`, '--origin', 'https://app.test', '--method', method);
+      t.equal(checked.code, 0, `${host} ${method}`);
+      t.ok(checked.note, `${host} ${method}: the note`);
+      t.notMatch(checked.stdout, /note:|Local Network/, `${host} ${method}: once`);
+    }
+  }
+});
+
 t.test('--help and -h print the usage and what each option does, and exit 0, whatever else is given', async (t) => {
   for (const args of [['--help'], ['-h'], ['http://127.0.0.1:1/x', '--bogus', '--help'], ['-h', '--version']]) {
     const help = await corsCheck(...args);

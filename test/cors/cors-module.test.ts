@@ -432,9 +432,10 @@ t.test("CorsService.setCookie under '*' keeps '*' and warns once how to list ori
   const server = await serveApplication(App);
   t.teardown(server.close);
   t.equal(warnings.length, 1, 'warned at start-up, before any request');
-  t.match(
+  t.equal(
     warnings[0],
-    /^CorsModule in App: GET \/login take CorsService to set cookies, but their CORS origin is '\*'.*List the origins that may send credentials, e\.g\. CorsModule\.withOpts\(\{ origin: \['https:\/\/app\.example\.com'\] \}\)/,
+    "CorsModule in App: GET /login belongs to a controller that takes CorsService to set cookies, but its CORS origin is '*', and browsers refuse " +
+      "credentials under '*'. List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).",
   );
   for (let i = 0; i < 2; i++) {
     const answer = await server.send('GET', '/login', { Origin: 'https://a.test' });
@@ -444,6 +445,35 @@ t.test("CorsService.setCookie under '*' keeps '*' and warns once how to list ori
   t.same(noOrigin.headers['set-cookie'], ['one=value%20for%20one; Path=/; HttpOnly']);
   t.same(corsHeadersOf(noOrigin), { 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true' });
   t.equal(warnings.length, 1, 'and not again when setCookie runs');
+});
+
+t.test("the warning about cookies under '*' names several routes in one sentence", async (t) => {
+  @controller()
+  class Session {
+    constructor(private readonly cors: CorsService) {}
+    @route('POST', 'login')
+    login(ctx: RequestContext) {
+      this.cors.setCookie('one', 'value for one');
+      ctx.send('ok');
+    }
+    @route('GET', 'me')
+    me(ctx: RequestContext) {
+      ctx.send('me');
+    }
+    @route('POST', 'logout')
+    logout(ctx: RequestContext) {
+      ctx.send('bye');
+    }
+  }
+  const { logger, warnings } = captureLogger();
+  @restRootModule({ imports: [CorsModule], controllers: [Session], providersPerApp: [{ token: CORS_LOGGER, useValue: logger }] })
+  class App {}
+  const server = await serveApplication(App);
+  t.teardown(server.close);
+  t.same(warnings, [
+    "CorsModule in App: POST /login, GET /me and POST /logout belong to controllers that take CorsService to set cookies, but their CORS origin is '*', " +
+      "and browsers refuse credentials under '*'. List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).",
+  ]);
 });
 
 t.test('bad options stop start-up with the engine error, naming where they came from', async (t) => {

@@ -9,8 +9,21 @@ import type { Test } from 'tap';
  * printed; the process is stopped when the test ends.
  */
 export async function startExample(t: Test, name: string): Promise<string> {
+  return (await startExampleUntil(t, name, /listening on (http:\/\/\S+)\n/)).url;
+}
+
+/**
+ * Starts a compiled example as startExample() does, and waits until it has printed all it prints
+ * at start-up (its last line, "Stop it with Ctrl+C."): its URL, that output, and what it wrote
+ * to standard error by then (start-up warnings).
+ */
+export async function startExampleOutput(t: Test, name: string): Promise<{ url: string; output: string; errors: string }> {
+  return startExampleUntil(t, name, /listening on (http:\/\/\S+)\n[\s\S]*\nStop it with Ctrl\+C\.\n/);
+}
+
+async function startExampleUntil(t: Test, name: string, until: RegExp): Promise<{ url: string; output: string; errors: string }> {
   const entry = fileURLToPath(new URL(`../../examples/${name}/server.js`, import.meta.url));
-  const child = spawn(process.execPath, [entry], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [entry], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(async () => {
     if (child.exitCode === null) {
       child.kill();
@@ -20,13 +33,18 @@ export async function startExample(t: Test, name: string): Promise<string> {
   // Read with a listener, never by breaking out of an async iterator: that would destroy the
   // pipe, and the example's next console.log would die of EPIPE.
   let output = '';
+  let errors = '';
   child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    errors += chunk;
+  });
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk: string) => {
       output += chunk;
-      const url = /listening on (http:\/\/\S+)\n/.exec(output)?.[1];
-      if (url !== undefined) resolve(url);
+      const url = until.exec(output)?.[1];
+      if (url !== undefined) resolve({ url, output, errors });
     });
-    child.on('exit', () => reject(new Error(`example ${name} exited without listening:\n${output}`)));
+    child.on('exit', () => reject(new Error(`example ${name} exited without listening:\n${output}${errors}`)));
   });
 }

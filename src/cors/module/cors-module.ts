@@ -77,10 +77,13 @@ class CorsInitHook implements InitHook<RestInitContext> {
       if (route.method === 'OPTIONS') explicitOptions.add(route.path);
     }
     if (wildcardCookieRoutes.length > 0) {
+      const one = wildcardCookieRoutes.length === 1;
+      const routes = one ? wildcardCookieRoutes[0] : `${wildcardCookieRoutes.slice(0, -1).join(', ')} and ${wildcardCookieRoutes.at(-1)}`;
       warnOnceAboutWildcard(
         logger,
-        `CorsModule in ${moduleName}: ${wildcardCookieRoutes.join(', ')} take CorsService to set cookies, but their CORS origin is '*', and browsers ` +
-          `refuse credentials under '*'. List the origins that may send credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
+        `CorsModule in ${moduleName}: ${routes} ${one ? 'belongs to a controller that takes' : 'belong to controllers that take'} CorsService to set ` +
+          `cookies, but ${one ? 'its' : 'their'} CORS origin is '*', and browsers refuse credentials under '*'. List the origins that may send ` +
+          `credentials, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }).`,
       );
     }
     const engine = core;
