@@ -141,6 +141,14 @@ t.test('a route declared after the routes were read throws where it is declared'
   t.throws(() => app.get('/late', (c) => c.text('late')), { name: 'RouteRegistrationError', code: 'CORS_ROUTES_SEALED' });
 });
 
+t.test('mirror() reads the routes at start-up: a bad route option throws there, naming the route', async (t) => {
+  const app = new Hono();
+  const cors = createCors(app, {}, { logger: quiet });
+  app.use(cors);
+  app.post('/login', cors.route({ allowCredentials: true }), (c) => c.text('ok'));
+  t.throws(() => cors.mirror(), { name: 'CorsOptionsError', message: /hono route POST \/login/ });
+});
+
 t.test('it must be given the app', async (t) => {
   t.throws(() => createCors({} as never), { code: 'CORS_NOT_A_ROUTER' });
 });

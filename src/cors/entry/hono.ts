@@ -26,6 +26,11 @@ export type HonoMiddleware = (c: HonoContext, next: () => Promise<void>) => Prom
 export interface HonoCors extends HonoMiddleware {
   /** A route's own options, merged over the middleware's: `app.post('/login', cors.route({ allowCredentials: true }), handler)`. */
   route(options: CorsOptions<Request>): HonoMiddleware;
+  /**
+   * Reads the app's routes now, instead of at the first request: call it once every route is
+   * declared, so that a bad route option throws at start-up.
+   */
+  mirror(): HonoCors;
 }
 
 /** A route as hono records it (`app.routes`), and as its router hands it back. */
@@ -73,6 +78,10 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
   } as HonoCors;
   // Two parameters: hono takes the marker for a middleware, not for the route's handler.
   middleware.route = (routeOptions) => markRoute((_c: HonoContext, next: () => Promise<void>) => next().then(() => undefined), routeOptions);
+  middleware.mirror = () => {
+    routesOnce.read(honoApp);
+    return middleware;
+  };
   return middleware;
 }
 
