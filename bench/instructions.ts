@@ -27,6 +27,7 @@ import { startServer, type Running } from './child.js';
 import { chartDate, machineLine, median, percent, thousands, writeChart, writeResultsSection } from './report.js';
 import {
   adapterPairs,
+  chosenServers,
   ditsmodTrio,
   getPathSteps,
   hostPair,
@@ -37,6 +38,7 @@ import {
   scenarioNamed,
   scenarios,
   servers,
+  serversChosen,
   type Scenario,
   type Server,
 } from './scenarios.js';
@@ -183,13 +185,22 @@ export async function countInstructions(): Promise<void> {
   // valgrinds on two cores moved the ceiling's count by 3%.
   const getNoOrigin = scenarioNamed('GET without Origin');
   const counts = new Map<string, Map<string, Count | string>>();
-  const unlike = await unlikeAnswers(servers);
-  for (const server of servers) {
+  const list = chosenServers(servers);
+  const unlike = await unlikeAnswers(list);
+  for (const server of list) {
     const problem = unlike.get(server.name);
     counts.set(
       server.name,
       problem === undefined ? await countServer(server, scenarios) : new Map(scenarios.map((scenario) => [scenario.name, `not counted: ${problem}`])),
     );
+  }
+  if (serversChosen()) {
+    // A partial run (BENCH_SERVERS): the main table and the adapter pairs it holds, printed only.
+    const report = [...mainTable(list, counts), '', ...adapterReport(counts)].join('\n');
+    console.log(
+      `\n${machineLine()}, ${valgrind}; the servers BENCH_SERVERS names, counted as in the full run, ${Math.round((Date.now() - startedAt) / 1000)} s; RESULTS.md and the chart left as they are.\n\n${report}`,
+    );
+    return;
   }
   for (const server of hostPair) counts.set(server.name, await countServer(server, [getNoOrigin]));
   for (const server of originLookupTrio) counts.set(server.name, await countServer(server, ORIGIN_SCENARIOS));
@@ -202,6 +213,7 @@ export async function countInstructions(): Promise<void> {
   }
   const [bare, host] = hostPair.map((server) => counts.get(server.name));
 
+  const groups: BarGroup[] = [];
   const lines = [
     '## Instructions per request, counted by callgrind',
     '',
@@ -209,26 +221,8 @@ export async function countInstructions(): Promise<void> {
     '',
     'Counted by callgrind inside the server process only: the load generator is not counted. "ceiling / server" is the ceiling\'s count over the server\'s, so 100% means as little work as the bare node:http server; "spread" is how far those last windows lay apart.',
     '',
-    '| scenario | server | instructions per request | ceiling / server | spread |',
-    '|---|---|---:|---:|---:|',
+    ...mainTable(servers, counts, groups),
   ];
-  const groups: BarGroup[] = [];
-  for (const scenario of scenarios) {
-    const ceiling = counts.get(servers[0]!.name)!.get(scenario.name) as Count;
-    const bars: BarGroup['bars'] = [];
-    for (const server of servers) {
-      const count = counts.get(server.name)!.get(scenario.name)!;
-      if (typeof count === 'string') {
-        lines.push(`| ${scenario.name} | ${server.name} | ${count} | | |`);
-        bars.push({ label: server.name, color: server.color, value: undefined });
-        continue;
-      }
-      const ratio = ceiling.perRequest / count.perRequest;
-      lines.push(`| ${scenario.name} | ${server.name} | ${thousands(count.perRequest)} | ${percent(ratio)} | ${percent(count.spread)} |`);
-      bars.push({ label: server.name, color: server.color, value: ratio * 100 });
-    }
-    groups.push({ group: scenario.name, bars });
-  }
   const [bareCount, hostCount] = [bare!.get(getNoOrigin.name), host!.get(getNoOrigin.name)] as [Count, Count];
   lines.push(
     '',
@@ -252,6 +246,28 @@ export async function countInstructions(): Promise<void> {
   console.log(`\n${report}`);
   writeResultsSection('instructions', report);
   writeChart('instructions.svg', barChart(`Instructions per request relative to the bare node:http ceiling: ceiling / server (${chartDate()})`, groups));
+}
+
+/** The main table: every scenario on every server of `list`, against the ceiling (its first); fills the chart's `groups` when given. */
+function mainTable(list: readonly Server[], counts: Map<string, Map<string, Count | string>>, groups?: BarGroup[]): string[] {
+  const lines = ['| scenario | server | instructions per request | ceiling / server | spread |', '|---|---|---:|---:|---:|'];
+  for (const scenario of scenarios) {
+    const ceiling = counts.get(list[0]!.name)!.get(scenario.name) as Count;
+    const bars: BarGroup['bars'] = [];
+    for (const server of list) {
+      const count = counts.get(server.name)!.get(scenario.name)!;
+      if (typeof count === 'string') {
+        lines.push(`| ${scenario.name} | ${server.name} | ${count} | | |`);
+        bars.push({ label: server.name, color: server.color, value: undefined });
+        continue;
+      }
+      const ratio = ceiling.perRequest / count.perRequest;
+      lines.push(`| ${scenario.name} | ${server.name} | ${thousands(count.perRequest)} | ${percent(ratio)} | ${percent(count.spread)} |`);
+      bars.push({ label: server.name, color: server.color, value: ratio * 100 });
+    }
+    groups?.push({ group: scenario.name, bars });
+  }
+  return lines;
 }
 
 /** CorsModule imported by one module and by ten, side by side: one engine per application should make them cost the same. */
@@ -283,12 +299,18 @@ const ADAPTER_WIRING: Record<string, string> = {
   'fastify + @lib/cors/fastify': 'the @lib/cors/fastify plugin registered with `await` before the routes, each route mirrored through `onRoute`',
   'hono + @lib/cors/fetch':
     '`createCors().route()` of @lib/cors/fetch as its middleware, as the main README shows it (`c.res` assigned only when the adapter answered itself or copied the response)',
+  'express + @lib/cors/express':
+    'the @lib/cors/express middleware, one `app.use()` before the routes, which it reads from the application at the first request',
+  'koa + @lib/cors/koa':
+    'the @lib/cors/koa middleware, one `app.use()` before the @koa/router router (and its `allowedMethods()`), whose routes it reads at the first request',
+  'hono + @lib/cors/hono':
+    'the @lib/cors/hono middleware, `app.use(createCors(app, options))` before the routes, which it reads from the app at the first request',
 };
 
 /** Our adapters against their frameworks' own CORS: the same framework, routes and policy in each pair. */
 function adapterReport(counts: Map<string, Map<string, Count | string>>): string[] {
   const lines = ["### The adapters against their frameworks' own CORS", ''];
-  for (const [framework, adapter] of adapterPairs) {
+  for (const [framework, adapter] of adapterPairs.filter((pair) => pair.every((server) => counts.has(server.name)))) {
     lines.push(
       `"${adapter.name}" is ${ADAPTER_WIRING[adapter.name]}, in place of "${framework.name}"; the framework, routes and policy are the same.`,
       '',

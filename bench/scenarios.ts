@@ -36,16 +36,57 @@ const fastify: Server = { name: 'fastify + @fastify/cors', entry: peer('fastify'
 /** Ours in a peer's framework: the same fastify, with the @lib/cors/fastify plugin in place of @fastify/cors. */
 const fastifyLib: Server = { name: 'fastify + @lib/cors/fastify', entry: peer('fastify-lib'), color: '#81c784' };
 const express: Server = { name: 'express + cors', entry: peer('express'), color: '#ef6c00' };
+/** Ours in a peer's framework: the same express, with the @lib/cors/express middleware in place of cors. */
+const expressLib: Server = { name: 'express + @lib/cors/express', entry: peer('express-lib'), color: '#ffb74d' };
+const koa: Server = { name: 'koa + @koa/cors', entry: peer('koa'), color: '#c62828' };
+/** Ours in a peer's framework: the same Koa and @koa/router, with the @lib/cors/koa middleware in place of @koa/cors. */
+const koaLib: Server = { name: 'koa + @lib/cors/koa', entry: peer('koa-lib'), color: '#ef9a9a' };
 const hono: Server = { name: 'hono + hono/cors', entry: peer('hono'), color: '#8e24aa' };
 /** Ours in a peer's framework: hono on @hono/node-server, with @lib/cors/fetch as its middleware in place of hono/cors. */
 const honoFetch: Server = { name: 'hono + @lib/cors/fetch', entry: peer('hono-fetch'), color: '#ce93d8' };
+/** Ours in a peer's framework: the same hono, with the @lib/cors/hono middleware in place of hono/cors. */
+const honoLib: Server = { name: 'hono + @lib/cors/hono', entry: peer('hono-lib'), color: '#e1bee7' };
 /** Ditsmod 3.0.0-alpha.3, whose @ditsmod/cors the specification comes from. */
 const ditsmod: Server = { name: 'Ditsmod + @ditsmod/cors', entry: peer('ditsmod'), color: '#6d4c41' };
 
 const ceiling: Server = { name: 'ceiling (bare node:http)', entry: ours('ceiling'), color: '#9e9e9e' };
 
 /** The first is the ceiling every other server is compared with. */
-export const servers: Server[] = [ceiling, standalone, hostWithCors, tenModules, fastify, fastifyLib, express, hono, honoFetch, ditsmod];
+export const servers: Server[] = [
+  ceiling,
+  standalone,
+  hostWithCors,
+  tenModules,
+  fastify,
+  fastifyLib,
+  express,
+  expressLib,
+  koa,
+  koaLib,
+  hono,
+  honoFetch,
+  honoLib,
+  ditsmod,
+];
+
+/**
+ * BENCH_SERVERS, a comma list of server names: `--instructions` and the timed mode then measure
+ * only those of `list` (the ceiling always, as every ratio is to it), run none of their further
+ * sections, and print their report without writing RESULTS.md or a chart. Unset: all of `list`.
+ */
+export function chosenServers(list: readonly Server[]): Server[] {
+  const names = process.env.BENCH_SERVERS?.split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names === undefined || names.length === 0) return [...list];
+  const unknown = names.filter((name) => !list.some((server) => server.name === name));
+  if (unknown.length > 0)
+    throw new Error(`BENCH_SERVERS names no server of this mode: ${unknown.join(', ')}; its servers: ${list.map((server) => server.name).join(', ')}`);
+  return list.filter((server) => server === ceiling || names.includes(server.name));
+}
+
+/** Whether BENCH_SERVERS picks the servers (a partial run: nothing is written). */
+export const serversChosen = (): boolean => (process.env.BENCH_SERVERS ?? '').trim() !== '';
 
 /** The servers the timed modes run (the ceiling still first). */
 export const timedServers: Server[] = servers.filter((server) => server.countedOnly !== true);
@@ -62,6 +103,9 @@ export const moduleCountPair: [one: Server, ten: Server] = [hostWithCors, tenMod
 export const adapterPairs: [framework: Server, adapter: Server][] = [
   [fastify, fastifyLib],
   [hono, honoFetch],
+  [express, expressLib],
+  [koa, koaLib],
+  [hono, honoLib],
 ];
 
 /** Ditsmod + @ditsmod/cors against ours. */

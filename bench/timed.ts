@@ -11,7 +11,7 @@ import { probe, startServer, type Running } from './child.js';
 import { CONNECTIONS, type Measure, measure as measureLoad } from './load.js';
 import { timeRuntimes } from './runtimes.js';
 import { chartDate, machineLine, median, writeChart, writeResultsSection } from './report.js';
-import { hostPair, PATH, scenarioNamed, scenarios, timedServers as servers, type Scenario, type Server } from './scenarios.js';
+import { chosenServers, hostPair, PATH, scenarioNamed, scenarios, serversChosen, timedServers as servers, type Scenario, type Server } from './scenarios.js';
 
 interface Settings {
   rounds: number;
@@ -58,14 +58,22 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 export async function timeServers(full: boolean): Promise<void> {
   const settings = full ? FULL : QUICK;
   const startedAt = Date.now();
-  const scenarioSamples = await step('the scenarios', () => timeScenarios(settings));
+  if (serversChosen()) {
+    // A partial run (BENCH_SERVERS): the scenarios on the servers named, printed only.
+    const list = chosenServers(servers);
+    const { lines } = scenarioReport(list, await step('the scenarios', () => timeScenarios(list, settings)));
+    const header = `${machineLine()}; ${full ? 'full' : 'quick'} mode, the servers BENCH_SERVERS names: ${settings.rounds} rounds of ${settings.seconds} s per scenario and server, ${CONNECTIONS} connections, median of the rounds; ${Math.round((Date.now() - startedAt) / 1000)} s in all; RESULTS.md and the chart left as they are.`;
+    console.log(`\n${header}\n\n${lines.join('\n')}`);
+    return;
+  }
+  const scenarioSamples = await step('the scenarios', () => timeScenarios(servers, settings));
   const runtimes = await step('Deno and Bun', () => timeRuntimes(settings.runtimeRounds, settings.seconds));
   const hostAlone = await step('the host alone', () => timeHostAlone(settings));
   const scale = await step('the route-table scale case', () => timeRouteScale(settings));
   const memory = await step('memory', () => measureMemory(settings));
 
   const header = `${machineLine()}; ${full ? 'full' : 'quick'} mode: ${settings.rounds} rounds of ${settings.seconds} s per scenario and server, ${CONNECTIONS} connections, median of the rounds; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`;
-  const { lines: scenarioLines, groups } = scenarioReport(scenarioSamples);
+  const { lines: scenarioLines, groups } = scenarioReport(servers, scenarioSamples);
   const report = [
     '## Timed: requests/s and server CPU per request',
     '',
@@ -96,8 +104,8 @@ async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
   return result;
 }
 
-/** Every scenario against every server, checked first, in rounds whose order alternates so drift hits all alike. */
-async function timeScenarios(settings: Settings): Promise<ScenarioSamples> {
+/** Every scenario against every server of `servers`, checked first, in rounds whose order alternates so drift hits all alike. */
+async function timeScenarios(servers: readonly Server[], settings: Settings): Promise<ScenarioSamples> {
   const wrong = new Map<string, string>();
   for (const [name, problem] of await unlikeAnswers(servers)) for (const scenario of scenarios) wrong.set(`${scenario.name}|${name}`, problem);
   const samples: ScenarioSamples['samples'] = new Map();
@@ -217,8 +225,8 @@ async function measureMemory(settings: Settings): Promise<string[]> {
   return lines;
 }
 
-/** The scenario table, as ratios to the ceiling of the same run, and the chart's groups. */
-function scenarioReport({ samples, wrong }: ScenarioSamples): { lines: string[]; groups: BarGroup[] } {
+/** The scenario table of `servers` (the ceiling first), as ratios to the ceiling of the same run, and the chart's groups. */
+function scenarioReport(servers: readonly Server[], { samples, wrong }: ScenarioSamples): { lines: string[]; groups: BarGroup[] } {
   const lines: string[] = [
     'Requests/s drift with whatever else this shared machine runs; the server\'s CPU time per request (µs, user + system, measured inside the server process) is the steadier measure of the work a request costs. Both are medians of the rounds; "vs ceiling" compares each to the bare node:http server of the same run.',
     '',

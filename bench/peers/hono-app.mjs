@@ -1,17 +1,21 @@
-// The hono application of the hono peers, with one of two CORS middlewares: hono's own cors ('hono'), or
-// @lib/cors/fetch as the main README shows it ('lib', each route also given to the adapter with route()). The
-// routes and policy are the benchmark's. Served by @hono/node-server (hono.mjs, hono-fetch.mjs), Deno or Bun
-// (hono-runtime.mjs).
+// The hono application of the hono peers, with one of three CORS middlewares: hono's own cors ('hono');
+// @lib/cors/fetch as the main README shows it ('lib', each route also given to the adapter with route()); or
+// @lib/cors/hono ('lib-hono', one app.use(createCors(app, options)) line before the routes, which it reads from the
+// app at the first request). The routes and policy are the benchmark's. Served by @hono/node-server (hono.mjs,
+// hono-fetch.mjs, hono-lib.mjs), Deno or Bun (hono-runtime.mjs).
 import { Hono } from 'hono';
 import { cors as honoCors } from 'hono/cors';
 import { createCors } from '@lib/cors/fetch';
+import { createCors as createHonoCors } from '@lib/cors/hono';
 
 import { ALLOWED_ORIGIN, BODY, EXTRA_PATHS, MAX_AGE, ROUTES } from '../../build/bench/servers/policy.js';
 
 export function honoApp(corsKind) {
   const app = new Hono();
   const cors = corsKind === 'lib' ? createCors({ origin: ALLOWED_ORIGIN, maxAge: MAX_AGE }) : undefined;
-  if (cors === undefined) {
+  if (corsKind === 'lib-hono') {
+    app.use(createHonoCors(app, { origin: ALLOWED_ORIGIN, maxAge: MAX_AGE }));
+  } else if (cors === undefined) {
     app.use('*', honoCors({ origin: ALLOWED_ORIGIN, maxAge: MAX_AGE }));
   } else {
     app.use(async (c, next) => {

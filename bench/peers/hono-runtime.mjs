@@ -1,5 +1,5 @@
 // The hono application of hono-app.mjs served by Deno (Deno.serve) or Bun (Bun.serve), whichever runs it, with the
-// CORS middleware HONO_CORS names ('hono' or 'lib'); prints "listening <port>".
+// CORS middleware HONO_CORS names ('hono', 'lib' or 'lib-hono'); prints "listening <port>".
 import { honoApp } from './hono-app.mjs';
 
 const app = honoApp(process.env.HONO_CORS);
