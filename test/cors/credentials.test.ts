@@ -1,7 +1,8 @@
 /**
- * setCorsCookie serializes with cookie@2, whose behaviour changed from 1.x: values are encoded
- * only where needed, and its error texts are new. Pinned here, over real sockets, so an upgrade
- * that changes what browsers receive is noticed.
+ * setCorsCookie serializes with cookie 1.x (2.x is ES modules only, and the package is CommonJS
+ * with ES module wrappers): values are percent-encoded as encodeURIComponent encodes them, and
+ * its error texts are its own. Pinned here, over real sockets, so an upgrade that changes what
+ * browsers receive is noticed.
  */
 import t from 'tap';
 
@@ -11,7 +12,7 @@ import { serve } from '../helpers/http.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 
-t.test('cookie@2: values keep what needs no encoding; spaces and semicolons are encoded', async (t) => {
+t.test('cookie 1.x: values are encoded as encodeURIComponent encodes them', async (t) => {
   const cors = createCors({ origin: ['https://app.test', 'https://b.test'] }).route('POST', '/login', { allowCredentials: true });
   const server = await serve((req, res) =>
     cors.handle(req, res, () => {
@@ -24,13 +25,13 @@ t.test('cookie@2: values keep what needs no encoding; spaces and semicolons are 
   const answer = await server.send('POST', '/login', { Origin: 'https://app.test' });
   t.same(
     answer.headers['set-cookie'],
-    ['path=a/b; Path=/; HttpOnly', 'spaced=x%20y%3Bz; Path=/; HttpOnly; Secure; SameSite=Strict'],
-    "1.x wrote a%2Fb; 2.x leaves '/' as it is",
+    ['path=a%2Fb; Path=/; HttpOnly', 'spaced=x%20y%3Bz; Path=/; HttpOnly; Secure; SameSite=Strict'],
+    "'/' encoded too (2.x would leave it); any cookie parser decodes both",
   );
   t.equal(answer.headers['access-control-allow-credentials'], 'true');
 });
 
-t.test("cookie@2's error for a bad name reaches the caller, with our fix", async (t) => {
+t.test("cookie's error for a bad name reaches the caller, with our fix", async (t) => {
   const cors = createCors({ origin: ['https://app.test', 'https://b.test'] }).route('POST', '/login', { allowCredentials: true });
   let thrown: unknown;
   const server = await serve((req, res) =>
@@ -47,5 +48,5 @@ t.test("cookie@2's error for a bad name reaches the caller, with our fix", async
   const answer = await server.send('POST', '/login', { Origin: 'https://app.test' });
   t.notOk('set-cookie' in answer.headers, 'nothing written');
   t.type(thrown, TypeError);
-  t.match((thrown as Error).message, /^setCookie\("bad name", \.\.\.\): cookie name is invalid: bad name\. Cookie names are RFC 6265 tokens/);
+  t.match((thrown as Error).message, /^setCookie\("bad name", \.\.\.\): argument name is invalid: bad name\. Cookie names are RFC 6265 tokens/);
 });

@@ -1,14 +1,35 @@
 /** Rule D: cookies that browsers accept on CORS responses (setCorsCookie), and the one warning about them under '*'. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { stringifySetCookie, type SerializeOptions } from 'cookie';
 import vary from 'vary';
 
 import { CorsUsageError } from '../core/errors.js';
 import type { CorsLogger } from '../core/options.js';
+// cookie 1.x, not 2: 2.x is published as ES modules only, and this package is CommonJS with ES
+// module wrappers (one copy for require() and import), which jest on Node 22 cannot require().
+import { serialize } from 'cookie';
 
-/** The cookie attributes `setCookie` takes; `Path=/` and `HttpOnly` unless said otherwise. */
-export type CookieOptions = Pick<SerializeOptions, 'domain' | 'expires' | 'httpOnly' | 'maxAge' | 'partitioned' | 'path' | 'priority' | 'sameSite' | 'secure'>;
+/** The cookie attributes `setCorsCookie` takes; `Path=/` and `HttpOnly` unless said otherwise. */
+export interface CookieOptions {
+  /** `Domain`; without it the cookie is the current host's only. */
+  domain?: string;
+  /** `Expires`; its UTC year must lie between 1601 and 9999. Without it (and `maxAge`) the cookie lasts the session. */
+  expires?: Date;
+  /** `HttpOnly`: page scripts cannot read the cookie. */
+  httpOnly?: boolean;
+  /** `Max-Age`, in seconds (an integer). It wins over `expires` where a browser gets both. */
+  maxAge?: number;
+  /** `Partitioned` (CHIPS): the cookie is kept per top-level site. */
+  partitioned?: boolean;
+  /** `Path`; `/` unless said otherwise. */
+  path?: string;
+  /** `Priority`: `Low`, `Medium` or `High`. */
+  priority?: 'low' | 'medium' | 'high';
+  /** `SameSite`: `true` means `Strict`. */
+  sameSite?: boolean | 'lax' | 'strict' | 'none';
+  /** `Secure`: sent back over HTTPS only. */
+  secure?: boolean;
+}
 
 const COOKIE_DEFAULTS: CookieOptions = Object.freeze({ path: '/', httpOnly: true });
 
@@ -33,12 +54,12 @@ export function setCorsCookie(
 ): void {
   let cookie: string;
   try {
-    cookie = stringifySetCookie({ ...COOKIE_DEFAULTS, ...options, name, value });
+    cookie = serialize(name, value, { ...COOKIE_DEFAULTS, ...options });
   } catch (error) {
     throw new CorsUsageError(
       'CORS_INVALID_COOKIE',
       `setCookie(${JSON.stringify(name)}, ...): ${(error as Error).message}. Cookie names are RFC 6265 tokens (letters, digits and !#$%&'*+-.^_\`|~); ` +
-        `values are encoded where RFC 6265 needs it, and a value holding a lone surrogate cannot be.`,
+        `values are percent-encoded, and a value holding a lone surrogate cannot be.`,
     );
   }
   const previous = res.getHeader('Set-Cookie');
