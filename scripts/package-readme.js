@@ -27,6 +27,11 @@ decided once from its route's table. One engine, an entry point per framework:
 | \`@lib/cors/fetch\` | Deno, Bun, Cloudflare Workers: \`createCors(options).handle(request, next)\` |
 | \`@lib/cors\` | all of the above's options and errors, and \`CorsModule\` for the \`@lib/rest\` host (install \`@lib/core\` and \`@lib/rest\` beside it) |
 
+Every entry point loads with \`import\` and with \`require()\`, each with its own types; CommonJS
+apps and jest's default configuration need nothing more, and an app that does both gets one copy
+(one engine, error classes that \`instanceof\` recognises either way). In CommonJS,
+\`require('@lib/cors/fastify')\` is the plugin itself, as with other fastify plugins.
+
 The command \`cors-check\`, installed with the package, judges any server's CORS answers as a
 browser would ([Why was my request refused?](#why-was-my-request-refused)).
 

@@ -145,7 +145,7 @@ t.test('--help and -h print the usage and what each option does, and exit 0, wha
 });
 
 t.test('--version prints the version of the package it is installed from, and exits 0', async (t) => {
-  const own = JSON.parse(readFileSync(new URL('../../../src/cors/package.json', import.meta.url), 'utf8')) as { version: string };
+  const own = JSON.parse(readFileSync(new URL('../../../src/cors/package.json', import.meta.url), 'utf8')) as { version: string; type: string };
   const version = await corsCheck('--version');
   t.same(version, { code: 0, stdout: `${own.version}\n`, stderr: '', note: false });
 
@@ -156,7 +156,7 @@ t.test('--version prints the version of the package it is installed from, and ex
   const installed = join(project, 'node_modules', '@lib', 'cors');
   mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
   cpSync(fileURLToPath(new URL('../../../src/cors/dist', import.meta.url)), join(installed, 'dist'), { recursive: true });
-  writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: '@lib/cors', version: '9.8.7-installed', type: 'module' }));
+  writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: '@lib/cors', version: '9.8.7-installed', type: own.type }));
   symlinkSync('../@lib/cors/dist/diagnostics/cors-check.js', join(project, 'node_modules', '.bin', 'cors-check'));
   t.same(await run(join(project, 'node_modules', '.bin', 'cors-check'), '--version'), { code: 0, stdout: '9.8.7-installed\n', stderr: '', note: false });
 });

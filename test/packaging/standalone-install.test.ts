@@ -36,13 +36,20 @@ server.listen(0, '127.0.0.1', async () => {
   const output = scratch.run(process.execPath, ['server.js']);
   t.same(JSON.parse(output), { status: 204, origin: 'https://app.example.com', methods: 'PUT, OPTIONS' });
 
-  // The module entry needs the host, and says so by failing to resolve it, not by half-working.
+  // The module entry needs the host, and says so by failing to resolve it, not by half-working:
+  // from import and from require() alike (the import wrapper loads the CommonJS implementation).
   const moduleEntry = JSON.parse(
     scratch.run(process.execPath, [
       '--input-type=module',
       '-e',
-      "import('@lib/cors').then(() => console.log('\"loaded\"'), (e) => console.log(JSON.stringify(e.code)))",
+      `import { createRequire } from 'node:module';
+const outcome = (e) => ({ code: e.code, message: e.message.split('\\n')[0] });
+const viaImport = await import('@lib/cors').then(() => 'loaded', outcome);
+let viaRequire = 'loaded';
+try { createRequire(process.cwd() + '/')('@lib/cors'); } catch (e) { viaRequire = outcome(e); }
+console.log(JSON.stringify({ viaImport, viaRequire }));`,
     ]),
   );
-  t.equal(moduleEntry, 'ERR_MODULE_NOT_FOUND', '@lib/cors (CorsModule) needs @lib/core and @lib/rest installed beside it');
+  const missing = { code: 'MODULE_NOT_FOUND', message: "Cannot find module '@lib/core'" };
+  t.same(moduleEntry, { viaImport: missing, viaRequire: missing }, '@lib/cors (CorsModule) needs @lib/core and @lib/rest installed beside it');
 });

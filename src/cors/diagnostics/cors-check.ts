@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 
 import { corsCheck, needsPreflight, normalizeMethod, preflightCheck, unsafeHeaderNames, type CheckFailure, type SeenAnswer } from './browser-checks.js';
 
@@ -39,7 +40,7 @@ or network error.`;
 function packageVersion(): string {
   for (let up = '../'; up.length <= 15; up += '../') {
     try {
-      const manifest = JSON.parse(readFileSync(new URL(`${up}package.json`, import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+      const manifest = JSON.parse(readFileSync(join(__dirname, up, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
       if (manifest.name === '@lib/cors' && typeof manifest.version === 'string') return manifest.version;
     } catch {
       // no package.json at this level, or not ours: one level up
@@ -180,4 +181,7 @@ async function main(args: readonly string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// No top-level await: the package is CommonJS (one copy for require() and import alike).
+void main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

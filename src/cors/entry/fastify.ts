@@ -379,3 +379,9 @@ export const fastifyCors: FastifyPluginCallback<FastifyCorsOptions> = Object.ass
 });
 
 export default fastifyCors;
+
+// require('@lib/cors/fastify') is the plugin itself, as with every fastify plugin
+// (`fastify.register(require('@lib/cors/fastify'))`), with `default`, `fastifyCors` and the error
+// classes on it; TypeScript's and bundlers' interop still find `.default` through `__esModule`.
+// (The package is CommonJS; import gets the same function through esm/fastify.mts.)
+module.exports = Object.defineProperty(Object.assign(fastifyCors, exports), '__esModule', { value: true });

@@ -1,0 +1,20 @@
+// @lib/cors for import: a wrapper of the CommonJS implementation, so that import and require()
+// share one copy of it (one engine, one set of error classes). Values are listed by name (an
+// `export *` would also publish CommonJS's __esModule); test/packaging checks the list is complete.
+export type * from '../index.js';
+export {
+  CORS_DEBUG,
+  CORS_LOGGER,
+  CorsEngine,
+  CorsModule,
+  CorsOptions,
+  CorsOptionsError,
+  CorsService,
+  CorsUsageError,
+  createCors,
+  OPTION_ERROR_CODES,
+  ROUTE_ERROR_CODES,
+  RouteRegistrationError,
+  setCorsCookie,
+  USAGE_ERROR_CODES,
+} from '../index.js';
