@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,18 +14,25 @@ export interface ScratchApp {
   remove(): void;
 }
 
-/**
- * A new app in a temporary folder outside the repository, with `packages` (workspace folders
- * under src/, as built by `npm run build`) packed by npm and installed from their tarballs, and
- * `extra` from the registry, as a user would.
- */
-export function appWithTarballs(name: string, packages: readonly string[], extra: readonly string[] = []): ScratchApp {
-  const dir = mkdtempSync(join(tmpdir(), `${name}-`));
-  const tarballs = packages.map((workspace) => {
+/** `packages` (workspace folders under src/, as built by `npm run build`) packed by npm into `dir`: the tarballs' paths. */
+export function pack(packages: readonly string[], dir: string): string[] {
+  return packages.map((workspace) => {
     const output = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir, '-w', `src/${workspace}`], { cwd: REPOSITORY, encoding: 'utf8' });
     return join(dir, output.trim().split('\n').at(-1)!);
   });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+}
+
+/**
+ * A new app in a temporary folder outside the repository, with `packages` (workspace folders
+ * under src/, as built by `npm run build`) packed by npm and installed from their tarballs, and
+ * `extra` from the registry, as a user would. The app is an ES module one, or a copy of the
+ * folder `from` (relative to the repository, with its own package.json).
+ */
+export function appWithTarballs(name: string, packages: readonly string[], extra: readonly string[] = [], from?: string): ScratchApp {
+  const dir = mkdtempSync(join(tmpdir(), `${name}-`));
+  if (from !== undefined) cpSync(join(REPOSITORY, from), dir, { recursive: true });
+  const tarballs = pack(packages, dir);
+  if (from === undefined) writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs, ...extra], { cwd: dir, stdio: 'pipe' });
   return {
     dir,

@@ -1,0 +1,59 @@
+/**
+ * A CommonJS Express app (cjs-express-app/, `"type": "commonjs"`, `require('@lib/cors/express')`)
+ * with the three tarballs installed runs its own tests on jest, with jest's default configuration
+ * (no babel, no transform), and on `node --test`; the latter also loads every entry point both
+ * ways in one process and finds one copy: the same objects, errors that `instanceof` recognises
+ * across the forms, and CorsModule from require() serving a host from import.
+ * jest is a root devDependency, run from the repository's node_modules: nothing is installed here
+ * but the tarballs and the app's frameworks (from the npm cache). tarballs.test.ts checks the
+ * tarballs themselves with attw and publint.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+import t from 'tap';
+
+import { appWithTarballs, REPOSITORY } from '../helpers/packing.js';
+
+interface Ran {
+  status: number | null;
+  output: string;
+}
+
+/** Runs `command` in `cwd` as a user would: without tap's coverage hooks in NODE_OPTIONS. */
+function run(command: string, args: readonly string[], cwd: string): Ran {
+  const { NODE_OPTIONS: _, ...env } = process.env;
+  const ran = spawnSync(command, args, { cwd, env: { ...env, NO_COLOR: '1', FORCE_COLOR: '0' }, encoding: 'utf8', timeout: 120_000 });
+  return { status: ran.status, output: `${ran.stdout}${ran.stderr}` };
+}
+
+t.test('a CommonJS Express app, from the tarballs, on jest and on node --test', { timeout: 280_000 }, async (t) => {
+  const root = JSON.parse(readFileSync(join(REPOSITORY, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  const scratch = appWithTarballs(
+    'cors-cjs-express-app',
+    ['core', 'rest', 'cors'],
+    [`express@${root.devDependencies.express}`, `fastify@${root.devDependencies.fastify}`],
+    'test/packaging/cjs-express-app',
+  );
+  t.teardown(scratch.remove);
+
+  const jest = run(process.execPath, [join(REPOSITORY, 'node_modules/jest/bin/jest.js'), '--ci', '--json', '--outputFile=jest.json'], scratch.dir);
+  t.equal(jest.status, 0, 'jest passes', { output: jest.output });
+  const jestReport = JSON.parse(readFileSync(join(scratch.dir, 'jest.json'), 'utf8')) as {
+    numPassedTests: number;
+    numTotalTests: number;
+    testResults: { name: string }[];
+  };
+  t.same(
+    jestReport.testResults.map((file) => basename(file.name)),
+    ['cors.test.js'],
+    "jest's default configuration found the app's test file",
+  );
+  t.same([jestReport.numPassedTests, jestReport.numTotalTests], [7, 7], 'jest: every case passes');
+
+  const nodeTest = run(process.execPath, ['--test', '--test-reporter=tap', 'node-test.js'], scratch.dir);
+  t.equal(nodeTest.status, 0, 'node --test passes', { output: nodeTest.output.slice(-6000) });
+  t.match(nodeTest.output, /^# pass 10$/m, 'node --test: the 7 cases, and the 3 that load both forms');
+  t.match(nodeTest.output, /^# fail 0$/m);
+});
