@@ -1,14 +1,7 @@
 // @lib/cors/hono for import: a wrapper of the CommonJS implementation, so that import and require()
 // share one copy of it (one engine, one set of error classes). Values are listed by name (an
-// `export *` would also publish CommonJS's __esModule); test/packaging checks the list is complete.
+// `export *` of a CommonJS file would also publish its __esModule); the errors and options every
+// entry point exports come from common-exports.mts. test/packaging checks the lists are complete.
 export type * from '../entry/hono.js';
-export {
-  CorsOptions,
-  CorsOptionsError,
-  CorsUsageError,
-  createCors,
-  OPTION_ERROR_CODES,
-  ROUTE_ERROR_CODES,
-  RouteRegistrationError,
-  USAGE_ERROR_CODES,
-} from '../entry/hono.js';
+export * from './common-exports.mjs';
+export { createCors } from '../entry/hono.js';

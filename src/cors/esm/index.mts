@@ -1,20 +1,7 @@
 // @lib/cors for import: a wrapper of the CommonJS implementation, so that import and require()
 // share one copy of it (one engine, one set of error classes). Values are listed by name (an
-// `export *` would also publish CommonJS's __esModule); test/packaging checks the list is complete.
+// `export *` of a CommonJS file would also publish its __esModule); the errors and options every
+// entry point exports come from common-exports.mts. test/packaging checks the lists are complete.
 export type * from '../index.js';
-export {
-  CORS_DEBUG,
-  CORS_LOGGER,
-  CorsEngine,
-  CorsModule,
-  CorsOptions,
-  CorsOptionsError,
-  CorsService,
-  CorsUsageError,
-  createCors,
-  OPTION_ERROR_CODES,
-  ROUTE_ERROR_CODES,
-  RouteRegistrationError,
-  setCorsCookie,
-  USAGE_ERROR_CODES,
-} from '../index.js';
+export * from './common-exports.mjs';
+export { CORS_DEBUG, CORS_LOGGER, CorsEngine, CorsModule, CorsService, createCors, setCorsCookie } from '../index.js';
