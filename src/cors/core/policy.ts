@@ -301,25 +301,14 @@ function checkNames(value: unknown, field: NamesField, source: string): readonly
     throw new CorsOptionsError('CORS_INVALID_NAME_LIST', source, field, value, problem, fix);
   }
   value.forEach((name: unknown, index) => {
+    const element = `${field}[${index}]`;
     if (typeof name !== 'string' || !isHttpToken(name)) {
-      throw new CorsOptionsError(
-        'CORS_INVALID_NAME',
-        source,
-        `${field}[${index}]`,
-        name,
-        "is not an HTTP token (RFC 9110: letters, digits and !#$%&'*+-.^_`|~, no spaces or commas)",
-        nameElementFix(name, field),
-      );
+      const token = "is not an HTTP token (RFC 9110: letters, digits and !#$%&'*+-.^_`|~, no spaces or commas)";
+      throw new CorsOptionsError('CORS_INVALID_NAME', source, element, name, token, nameElementFix(name, field));
     }
     if (name === '*' && value.length > 1) {
-      throw new CorsOptionsError(
-        'CORS_WILDCARD_IN_LIST',
-        source,
-        `${field}[${index}]`,
-        name,
-        "in a list means nothing: '*' alone already stands for every name",
-        `use ${field}: '*' alone, or list the names`,
-      );
+      const problem = "in a list means nothing: '*' alone already stands for every name";
+      throw new CorsOptionsError('CORS_WILDCARD_IN_LIST', source, element, name, problem, `use ${field}: '*' alone, or list the names`);
     }
   });
   return [...new Set<string>(value)];
