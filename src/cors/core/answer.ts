@@ -19,19 +19,20 @@ export function answerOf<Req>(decision: Decision, request: Req, read: HeaderRead
       );
       return { status: table.preflightRefusal.status, headers };
     }
-    case 'options':
+    case 'options': {
       // Rows 1 and 2: the application's own OPTIONS route answers, with rule A and B set.
-      return withGrant(decision, table.explicitOptions ? table.actual : table.options);
+      const constant = table.explicitOptions ? table.actual : table.options;
+      // The constant answer is returned here, not by a call: the usual case stays one branch.
+      return allowedOrigin === undefined || !table.varyOnOrigin ? constant : withGrant(constant, allowedOrigin, table);
+    }
     case 'actual':
       // Rows 3 and 5: set before the application runs, so its own errors carry them too.
-      return withGrant(decision, table.actual);
+      return allowedOrigin === undefined || !table.varyOnOrigin ? table.actual : withGrant(table.actual, allowedOrigin, table);
   }
 }
 
-/** `constant`, with rule B's request-dependent part after it (the echoed origin and the grant) for a dynamic policy that allows the origin. */
-function withGrant(decision: Decision, constant: Answer): Answer {
-  const { table, allowedOrigin } = decision;
-  if (allowedOrigin === undefined || !table.varyOnOrigin) return constant;
+/** `constant`, with rule B's request-dependent part after it (the echoed origin and the grant), for a dynamic policy that allows the origin. */
+function withGrant(constant: Answer, allowedOrigin: string, table: Decision['table']): Answer {
   const headers = constant.headers.slice();
   headers.push('Access-Control-Allow-Origin', allowedOrigin);
   for (const value of table.grant) headers.push(value);
