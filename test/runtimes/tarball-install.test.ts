@@ -1,7 +1,10 @@
 /**
- * The README's install commands, run as written in fresh folders outside the repository: the pack
- * line (which must create its destination), then @lib/cors installed from its tarball in Bun and
- * in Deno, each running a server that answers a CORS request through @lib/cors/fetch.
+ * The README's install section, run as written in a fresh folder outside the repository: the
+ * first block whole (clone, install, build, pack into a folder that does not exist yet, then the
+ * two installs into an app), then @lib/cors installed from that tarball in Bun and in Deno, each
+ * running a server that answers a CORS request through @lib/cors/fetch.
+ *
+ * The clone is of the repository's committed HEAD, which is what CI tests (a clean clone of main).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +24,8 @@ function sh(command: string, cwd: string): Promise<{ code: number; stdout: strin
   delete env.NODE_OPTIONS;
   delete env.FORCE_COLOR;
   return new Promise((resolve) => {
-    execFile('sh', ['-c', command], { cwd, env, timeout: 170_000 }, (error, stdout, stderr) => {
+    // Through env -u: tap's process-info hook puts NODE_OPTIONS back into every child's environment.
+    execFile('env', ['-u', 'NODE_OPTIONS', 'sh', '-c', command], { cwd, env, timeout: 290_000 }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
     });
   });
@@ -47,19 +51,37 @@ await server.shutdown();
 `,
 };
 
+// Clone, install and build, then two runtimes: longer than the per-file default under load.
+t.setTimeout(900_000);
+
 const root = mkdtempSync(join(tmpdir(), 'cors-readme-install-'));
 t.teardown(() => rmSync(root, { recursive: true, force: true }));
 // Laid out as the README assumes: the clone, and beside it ../tarballs and the apps.
 const tarballs = join(root, 'tarballs');
 
-t.test("the README's pack line creates its destination folder and fills it", { timeout: 180_000 }, async (t) => {
-  const line = README.split('\n').find((text) => text.includes('npm pack '));
-  t.equal(line, 'mkdir -p ../tarballs && npm pack -w src/core -w src/rest -w src/cors --pack-destination ../tarballs');
+/** The shell blocks of the README's "## Install" section, in order. */
+function installBlocks(): string[] {
+  const section = /^## Install\n([\s\S]*?)^## /m.exec(README)?.[1] ?? '';
+  return [...section.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((match) => match[1]!);
+}
+
+t.test("the README's first install block, run whole: clone, build, pack, then both installs into an app", { timeout: 300_000 }, async (t) => {
+  const block = installBlocks()[0];
+  if (block === undefined) return t.fail('no sh block under "## Install" in README.md');
+  t.match(block, /^git clone <this repository> lib-cors && cd lib-cors\n/, 'it starts with the clone');
+  t.match(block, /^mkdir -p \.\.\/tarballs && npm pack /m, 'the pack line creates its destination');
+  // The user's app exists before the block runs (it says `cd ../my-app`); the tarballs folder does not.
+  mkdirSync(join(root, 'my-app'));
+  writeFileSync(join(root, 'my-app', 'package.json'), JSON.stringify({ name: 'my-app', private: true }));
   t.notOk(existsSync(tarballs));
-  // Run from the repository with ../tarballs pointing into the scratch folder.
-  const packed = await sh(line!.replaceAll('../tarballs', tarballs), REPOSITORY);
-  t.equal(packed.code, 0, packed.stderr);
+  const ran = await sh(`set -e\n${block.replace('<this repository>', REPOSITORY)}`, root);
+  t.equal(ran.code, 0, ran.stderr);
   for (const name of ['lib-core-0.1.0.tgz', 'lib-rest-0.1.0.tgz', 'lib-cors-0.1.0.tgz']) t.ok(existsSync(join(tarballs, name)), name);
+  const app = JSON.parse(readFileSync(join(root, 'my-app', 'package.json'), 'utf8'));
+  for (const name of ['@lib/core', '@lib/rest', '@lib/cors']) t.match(app.dependencies?.[name], /tarballs\/lib-\w+-0\.1\.0\.tgz$/, name);
+  // What was built from the clone loads, in the app, from CommonJS.
+  const loaded = await sh(`node -e "console.log(typeof require('@lib/cors/standalone').createCors)"`, join(root, 'my-app'));
+  t.equal(loaded.stdout, 'function\n', loaded.stderr);
 });
 
 for (const runtime of ['bun', 'deno'] as const) {
