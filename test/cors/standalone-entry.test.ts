@@ -17,10 +17,12 @@ t.test('importing @lib/cors/standalone leaves the Reflect metadata API (loaded b
 t.test('the standalone entry exports the engine and nothing of the module', async (t) => {
   const standalone = await import('@lib/cors/standalone');
   t.same(Object.keys(standalone).sort(), [
+    'CONFIG_CHANNEL',
     'CorsEngine',
     'CorsOptions',
     'CorsOptionsError',
     'CorsUsageError',
+    'DECISION_CHANNEL',
     'OPTION_ERROR_CODES',
     'ROUTE_ERROR_CODES',
     'RouteRegistrationError',

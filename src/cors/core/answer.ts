@@ -1,16 +1,20 @@
 /** Turns a decision into the answer's status and header pairs, which every entry point writes as they are. */
 import type { Decision, HeaderReader } from './decision.js';
+import type { OriginMatcher } from './origin-matcher.js';
 import { type Answer, grantedPreflight } from './path-table.js';
 
 export type { Answer };
 
-/** The answer of rows 1 to 5 (docs/CONTRACT.md, section 3) for `decision`; `request` is read for a preflight's own headers only. */
-export function answerOf<Req>(decision: Decision, request: Req, read: HeaderReader<Req>): Answer {
+/**
+ * The answer of rows 1 to 5 (docs/CONTRACT.md, section 3) for `decision`; `request` is read for a
+ * preflight's own headers only. In debug mode a refused preflight may name the failed check (below).
+ */
+export function answerOf<Req>(decision: Decision, request: Req, read: HeaderReader<Req>, debug: boolean): Answer {
   const { table, allowedOrigin } = decision;
   switch (decision.kind) {
     case 'preflight': {
       // Rule C; handed on with the grant set under preflightContinue.
-      if (allowedOrigin === undefined) return table.preflightRefusal;
+      if (allowedOrigin === undefined) return debug ? (disclosedRefusal(decision, request) ?? table.preflightRefusal) : table.preflightRefusal;
       const headers = grantedPreflight(
         table,
         allowedOrigin,
@@ -37,4 +41,46 @@ function withGrant(constant: Answer, allowedOrigin: string, table: Decision['tab
   headers.push('Access-Control-Allow-Origin', allowedOrigin);
   for (const value of table.grant) headers.push(value);
   return { status: constant.status, headers };
+}
+
+/**
+ * Debug mode: a preflight refused by the policy of the method it asks for, from an origin that
+ * another policy of the same path allows (rule E), gets that policy's
+ * `Access-Control-Allow-Origin` (and `Access-Control-Allow-Credentials` where it grants them) and
+ * still no method: the browser then reports the method it was refused, where it would otherwise
+ * report a missing `Access-Control-Allow-Origin`. Nothing is granted, and an origin no policy of
+ * the path allows is told nothing. Policies that ask the application's origin function are not
+ * asked again for this. `undefined` when there is nothing to disclose.
+ */
+function disclosedRefusal<Req>(decision: Decision, request: Req): Answer | undefined {
+  const { table, origin } = decision;
+  if (origin === undefined || table.byMethod === undefined) return undefined;
+  for (const other of new Set(table.byMethod.values())) {
+    if (other === table) continue;
+    const allowOrigin = allowOriginOf(other.policy.origin, origin, request);
+    if (allowOrigin === undefined) continue;
+    const headers = table.preflightRefused.slice();
+    // The answer now depends on the origin, whatever the refusing policy's own Vary said.
+    const vary = headers.indexOf('Vary');
+    if (vary === -1) headers.push('Vary', 'Origin');
+    else if (!headers[vary + 1]!.split(', ').includes('Origin')) headers[vary + 1] = `Origin, ${headers[vary + 1]}`;
+    headers.push('Access-Control-Allow-Origin', allowOrigin);
+    if (other.policy.allowCredentials) headers.push('Access-Control-Allow-Credentials', 'true');
+    return { status: table.preflightRefusal.status, headers };
+  }
+  return undefined;
+}
+
+/** The `Access-Control-Allow-Origin` a policy gives `origin`, decided without asking the application; `undefined` when it gives none. */
+function allowOriginOf<Req>(matcher: OriginMatcher, origin: string, request: Req): string | undefined {
+  switch (matcher.kind) {
+    case 'any':
+      return '*';
+    case 'fixed':
+      return matcher.origin;
+    case 'none':
+      return undefined;
+    case 'dynamic':
+      return matcher.asksApplication !== true && matcher.allows(origin, request) === true ? origin : undefined;
+  }
 }

@@ -1,7 +1,8 @@
-/** The engine every entry point shares: the options, the covered routes and the sealed lookup; it neither decides a request nor writes a response. */
-import { RouteRegistrationError } from './errors.js';
+/** The engine every entry point shares: the options, the covered routes and the sealed lookup, swapped whole on reconfigure(); it neither decides a request nor writes a response. */
+import { publishConfiguration } from '../diagnostics/channels.js';
+import { CorsOptionsError, RouteRegistrationError } from './errors.js';
 import { LineLimit } from './line-limit.js';
-import { mergeCorsOptions, sameOptions, type AnyCorsOptions, type CorsLogger } from './options.js';
+import { mergeCorsOptions, normalisedOptions, sameOptions, type AnyCorsOptions, type CorsLogger } from './options.js';
 import type { PathTable } from './path-table.js';
 import { checkOptionsObject, compilePolicy, compileUserOptions, type CorsPolicy } from './policy.js';
 import { RouteTree, type MirrorableRouter, type PathLookup, type PathMatching } from './route-tree.js';
@@ -16,8 +17,121 @@ export interface CoreSettings {
   matching?: PathMatching | undefined;
   /** Names the options in errors and warnings. Default: `createCors()`. */
   source?: string | undefined;
-  /** Log one bounded line per refused CORS request (diagnostics/refusals.ts). Default `false`. */
+  /**
+   * Debug mode (also switched at run time with `setDebug()`): one bounded log line per refused
+   * CORS request (diagnostics/refusals.ts), and refused preflights of an origin the path allows
+   * name the failed check to the browser (core/answer.ts). Default `false`.
+   */
   debug?: boolean | undefined;
+}
+
+/**
+ * The table a registration decides with. Entries that keep a route's table (the framework
+ * mirrors, the fastify plugin) keep this instead and read `table` once per request:
+ * reconfigure() points it at the new configuration's table, so a request is answered wholly
+ * under the configuration it started with.
+ */
+export interface TableRef {
+  readonly table: PathTable;
+}
+
+/**
+ * A route's options: those merged field by field over the engine's, or, for CorsModule (whose
+ * modules each have base options of their own), how to build the whole options from the engine's.
+ */
+export type RouteOptionsSource = AnyCorsOptions | undefined | ((base: AnyCorsOptions) => AnyCorsOptions);
+
+/**
+ * What every entry point offers for changing its engine while it serves (`Options`: its
+ * CorsOptions, whose origin function takes its own kind of request).
+ */
+export interface CorsControls<Options> {
+  /**
+   * Replaces the options; route-level options keep merging over the new ones. Validates them,
+   * and every route's options merged over them, in full first: a bad one throws CorsOptionsError
+   * (listing every problem) and changes nothing. Each request is answered wholly under the old
+   * options or wholly under the new, even one whose async origin function is pending.
+   */
+  reconfigure(options: Options): void;
+  /** The options in force, normalised: every default with a value filled in, lists without repeats. Given to createCors(), they make the same engine. */
+  options(): Options;
+  /** Debug mode on or off while the server runs (see docs/diagnostics.md): refusals logged, and refused preflights that name the failed check to the browser. */
+  setDebug(on: boolean): void;
+}
+
+/** The controls of `core`, for an entry point to hand out. */
+export function controlsOf<Options>(core: CorsCore): CorsControls<Options> {
+  return {
+    reconfigure: (options) => core.reconfigure(options as AnyCorsOptions),
+    options: () => core.options() as Options,
+    setDebug: (on) => core.setDebug(on),
+  };
+}
+
+/** One registration, kept to be replayed onto a new configuration by reconfigure(). */
+interface Registration {
+  readonly methods: readonly string[];
+  readonly path: string;
+  readonly options: RouteOptionsSource;
+  readonly label: string;
+  /** For routes matched by their framework (entry/framework-routes.ts): the key of the path as the framework spells it. */
+  readonly elsewhere: string | undefined;
+  readonly ref: { table: PathTable };
+}
+
+/**
+ * One configuration: the base options and policy, and the route tree built from them. Immutable
+ * once sealed; reconfigure() builds a new one beside it and swaps.
+ */
+class Configuration {
+  readonly options: AnyCorsOptions;
+  readonly policy: CorsPolicy;
+  readonly tree: RouteTree;
+  /** Route-level policies already compiled, by the merged options they came from: each distinct set is validated (and warned about) once. */
+  readonly #routePolicies: { options: AnyCorsOptions; policy: CorsPolicy }[] = [];
+  readonly #logger: CorsLogger;
+
+  constructor(options: unknown, matching: PathMatching | undefined, source: string, logger: CorsLogger) {
+    this.#logger = logger;
+    // A copy: changing the caller's object later must not change routes registered later.
+    const compiled = compileUserOptions(options ?? {}, { source, logger });
+    this.options = compiled.options;
+    this.policy = compiled.policy;
+    this.tree = new RouteTree(matching);
+    // Route options that merge to the base ones are the base policy: one policy per set of options,
+    // so the methods of a path that share options share a table (rule E).
+    this.knowPolicy(this.options, this.policy);
+  }
+
+  knowPolicy(options: AnyCorsOptions, policy: CorsPolicy): void {
+    this.#routePolicies.push({ options, policy });
+  }
+
+  /** The table `registration` decides with in this configuration. */
+  add(registration: Registration): PathTable {
+    const { methods, path, label, elsewhere } = registration;
+    const route = this.#routeOptions(registration.options, label);
+    return elsewhere === undefined
+      ? this.tree.add(methods, path, route.options, route.policy, label)
+      : this.tree.addMatchedElsewhere(elsewhere, methods, path, route.options, route.policy, label);
+  }
+
+  /** A route's whole options and their policy. */
+  #routeOptions(options: RouteOptionsSource, label: string): { options: AnyCorsOptions; policy: CorsPolicy } {
+    if (options === undefined) return { options: this.options, policy: this.policy };
+    let merged: AnyCorsOptions;
+    if (typeof options === 'function') {
+      merged = options(this.options);
+    } else {
+      checkOptionsObject(options, label);
+      merged = mergeCorsOptions(this.options, options);
+    }
+    const known = this.#routePolicies.find((entry) => sameOptions(entry.options, merged));
+    if (known !== undefined) return known;
+    const policy = compilePolicy(merged, { source: label, logger: this.#logger });
+    this.#routePolicies.push({ options: merged, policy });
+    return { options: merged, policy };
+  }
 }
 
 /**
@@ -27,14 +141,12 @@ export interface CoreSettings {
 export class CorsCore {
   readonly logger: CorsLogger;
   readonly source: string;
-  readonly debug: boolean;
+  /** Read per request: setDebug() switches it while the server runs. */
+  debug: boolean;
   /** Refusal lines (debug), bounded per second. */
   readonly refusals: LineLimit;
-  readonly #options: AnyCorsOptions;
-  readonly #policy: CorsPolicy;
-  readonly #tree: RouteTree;
-  /** Route-level policies already compiled, by the merged options they came from: each distinct set is validated (and warned about) once. */
-  readonly #routePolicies: { options: AnyCorsOptions; policy: CorsPolicy }[] = [];
+  #configuration: Configuration;
+  readonly #registrations: Registration[] = [];
   #lookup: PathLookup | undefined;
 
   constructor(options: AnyCorsOptions | undefined, settings: CoreSettings = {}) {
@@ -42,34 +154,32 @@ export class CorsCore {
     this.source = settings.source ?? 'createCors()';
     this.debug = settings.debug === true;
     this.refusals = new LineLimit((line) => this.logger.warn(line));
-    this.#tree = new RouteTree(settings.matching);
-    // A copy: changing the caller's object later must not change routes registered later.
-    const compiled = compileUserOptions(options ?? {}, { source: this.source, logger: this.logger });
-    this.#options = compiled.options;
-    this.#policy = compiled.policy;
-    // Route options that merge to the base ones are the base policy: one policy per set of options,
-    // so the methods of a path that share options share a table (rule E).
-    this.knowPolicy(this.#options, this.#policy);
+    this.#configuration = new Configuration(options, settings.matching, this.source, this.logger);
+    publishConfiguration(this, 'configure', this.#configuration.options);
   }
 
   /**
-   * Covers `path` for `methods`, with `options` merged field by field over the engine's own;
-   * `label` names the registration in errors. Returns the path's table.
+   * Covers `path` for `methods`, with `options` merged field by field over the engine's own (or
+   * composed from them); `label` names the registration in errors. Returns the route's table.
    */
-  route(methods: readonly string[], path: string, options: AnyCorsOptions | undefined, label: string): PathTable {
-    this.#assertOpen(label, path);
-    const route = this.#routeOptions(options, label);
-    return this.#tree.add(methods, path, route.options, route.policy, label);
+  route(methods: readonly string[], path: string, options: RouteOptionsSource, label: string): TableRef {
+    return this.#register(methods, path, options, label, undefined);
   }
 
   /**
    * Covers a route that its framework matches (entry/framework-routes.ts): tables as route()
    * builds them, grouped by `key`, outside the tree.
    */
-  routeMatchedElsewhere(key: string, methods: readonly string[], path: string, options: AnyCorsOptions | undefined, label: string): PathTable {
+  routeMatchedElsewhere(key: string, methods: readonly string[], path: string, options: AnyCorsOptions | undefined, label: string): TableRef {
+    return this.#register(methods, path, options, label, key);
+  }
+
+  #register(methods: readonly string[], path: string, options: RouteOptionsSource, label: string, elsewhere: string | undefined): TableRef {
     this.#assertOpen(label, path);
-    const route = this.#routeOptions(options, label);
-    return this.#tree.addMatchedElsewhere(key, methods, path, route.options, route.policy, label);
+    const registration: Registration = { methods, path, options, label, elsewhere, ref: { table: undefined as unknown as PathTable } };
+    registration.ref.table = this.#configuration.add(registration);
+    this.#registrations.push(registration);
+    return registration.ref;
   }
 
   /** Covers every route of a find-my-way router, matching paths with that router's own settings. */
@@ -90,25 +200,71 @@ export class CorsCore {
         'call mirror() after the application has registered its routes',
       );
     }
-    this.#tree.adoptMatching(router, 'mirror()');
+    this.#configuration.tree.adoptMatching(router, 'mirror()');
     for (const { method, path } of router.routes) this.route([method], path, options, `mirror() of ${method} ${path}`);
   }
 
   /** A policy compiled (and warned about) already, for routes whose merged options equal `options`. */
   knowPolicy(options: AnyCorsOptions, policy: CorsPolicy): void {
-    this.#routePolicies.push({ options, policy });
+    this.#configuration.knowPolicy(options, policy);
+  }
+
+  /**
+   * Replaces the engine's options while it serves. The new options, and every route's options
+   * merged over them, are validated in full first: on any error this throws (one
+   * CorsOptionsError listing every problem) and nothing changes. Then the new configuration is
+   * built beside the old one and swapped in one synchronous step, so each request is answered
+   * wholly under one of them: a request whose async origin function is pending finishes under the
+   * configuration it started with.
+   */
+  reconfigure(options: AnyCorsOptions): void {
+    const next = new Configuration(options, this.#configuration.tree.matching, `${this.source}.reconfigure()`, this.logger);
+    const tables: PathTable[] = [];
+    const problems: CorsOptionsError[] = [];
+    for (const registration of this.#registrations) {
+      try {
+        tables.push(next.add(registration));
+      } catch (error) {
+        if (!(error instanceof CorsOptionsError)) throw error;
+        problems.push(error);
+      }
+    }
+    if (problems.length > 0) throw problems[0];
+    const lookup = this.#lookup === undefined ? undefined : next.tree.seal(next.policy);
+    // The swap: nothing below can throw, and no request runs in between.
+    this.#configuration = next;
+    if (lookup !== undefined) this.#lookup = lookup;
+    this.#registrations.forEach((registration, index) => {
+      registration.ref.table = tables[index]!;
+    });
+    publishConfiguration(this, 'reconfigure', next.options);
+  }
+
+  /** Switches debug mode (see CoreSettings.debug) while the server runs; the next request sees it. */
+  setDebug(on: boolean): void {
+    this.debug = on === true;
+  }
+
+  /** The engine's own options as in force now, normalised (what reconfigure() or the constructor was given, checked and copied). */
+  options(): AnyCorsOptions {
+    return normalisedOptions(this.#configuration.options);
   }
 
   /** Closes registration and builds the lookup; the first lookup does it if nobody did before. */
   seal(): void {
     if (this.#lookup !== undefined) return;
-    this.#lookup = this.#tree.seal(this.#policy);
+    this.#lookup = this.#configuration.tree.seal(this.#configuration.policy);
   }
 
   /** The table of a URL's path (`/path?query`), or `undefined` off the covered paths. */
   lookup(pathAndQuery: string): PathTable | undefined {
     if (this.#lookup === undefined) this.seal();
     return this.#lookup!(pathAndQuery);
+  }
+
+  /** How many routes are registered (for the configuration channel). */
+  get routeCount(): number {
+    return this.#registrations.length;
   }
 
   #assertOpen(label: string, path: string): void {
@@ -121,21 +277,5 @@ export class CorsCore {
         'register every route before the server starts serving',
       );
     }
-  }
-
-  /** A route's options merged field by field over the engine's own, and their policy. */
-  #routeOptions(options: AnyCorsOptions | undefined, label: string): { options: AnyCorsOptions; policy: CorsPolicy } {
-    if (options === undefined) return { options: this.#options, policy: this.#policy };
-    checkOptionsObject(options, label);
-    const merged = mergeCorsOptions(this.#options, options);
-    return { options: merged, policy: this.#routePolicy(merged, label) };
-  }
-
-  #routePolicy(merged: AnyCorsOptions, source: string): CorsPolicy {
-    const known = this.#routePolicies.find((entry) => sameOptions(entry.options, merged));
-    if (known !== undefined) return known.policy;
-    const policy = compilePolicy(merged, { source, logger: this.logger });
-    this.#routePolicies.push({ options: merged, policy });
-    return policy;
   }
 }

@@ -105,3 +105,35 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 /** Options of any entry point, whatever request its origin function takes: what the core reads (it hands the request on, never reads it). */
 export type AnyCorsOptions = CorsOptions<never>;
+
+/** How long an async origin function may take by default: long enough for a database, short enough for a preflight. */
+export const DEFAULT_ORIGIN_TIMEOUT = 5000;
+
+/**
+ * Validated options as `options()` reads them back: every field with a default value filled in,
+ * name lists without repeats, frozen. Fields whose default is derived (`allowedMethods`: the
+ * path's methods; `allowedHeaders`: the preflight's own) or not sent (`exposedHeaders`, `maxAge`)
+ * stay out when not set. Given to createCors(), they make the same engine.
+ */
+export function normalisedOptions<Req>(options: CorsOptions<Req>): CorsOptions<Req> {
+  const normalised: Record<string, unknown> = {
+    origin: options.origin ?? '*',
+    allowCredentials: options.allowCredentials ?? false,
+    allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+    preflightContinue: options.preflightContinue ?? false,
+    optionsSuccessStatus: options.optionsSuccessStatus ?? 204,
+  };
+  for (const field of ['allowedMethods', 'allowedHeaders', 'exposedHeaders'] as const) {
+    const names = options[field];
+    if (names !== undefined) normalised[field] = names === '*' ? '*' : Object.freeze([...new Set(names)]);
+  }
+  if (options.maxAge !== undefined) normalised.maxAge = options.maxAge;
+  if (typeof options.origin === 'function') {
+    normalised.originTimeout = options.originTimeout ?? DEFAULT_ORIGIN_TIMEOUT;
+    // checkOriginCache()'s defaults, for a cache given without them.
+    if (options.originCache !== undefined)
+      normalised.originCache = Object.freeze({ max: options.originCache.max ?? 1000, ttl: options.originCache.ttl ?? 60_000 });
+  }
+  if (Array.isArray(normalised.origin)) normalised.origin = Object.freeze([...normalised.origin]);
+  return Object.freeze(normalised) as CorsOptions<Req>;
+}

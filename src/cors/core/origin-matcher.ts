@@ -20,7 +20,12 @@ export type OriginMatcher =
   | { readonly kind: 'any' }
   | { readonly kind: 'fixed'; readonly origin: string }
   | { readonly kind: 'none' }
-  | { readonly kind: 'dynamic'; readonly allows: OriginCheck };
+  | {
+      readonly kind: 'dynamic';
+      readonly allows: OriginCheck;
+      /** The application's own origin function answers (it may be async, and may cost a database call). */
+      readonly asksApplication?: true;
+    };
 
 interface Context {
   readonly source: string;
@@ -41,7 +46,7 @@ export function compileOriginMatcher(value: OriginOption<never> | undefined, con
   if (value === undefined || value === '*') return ANY;
   if (value === false) return NONE;
   if (value === true) return REFLECT;
-  if (typeof value === 'function') return Object.freeze({ kind: 'dynamic', allows: guardOriginFunction(value, context) });
+  if (typeof value === 'function') return Object.freeze({ kind: 'dynamic', allows: guardOriginFunction(value, context), asksApplication: true });
   if (typeof value === 'string') refuseJoinedOrEmpty(value, 'origin', context.source, false);
   if (typeof value === 'string' && value !== 'null' && !value.includes('*')) {
     return Object.freeze({ kind: 'fixed', origin: checkSerializedOrigin(value, 'origin', context.source) });

@@ -98,6 +98,11 @@ export class RouteTree {
     this.#matching = pickMatching(matching);
   }
 
+  /** How paths are matched, all settings filled in. */
+  get matching(): PathMatching {
+    return this.#matching;
+  }
+
   /** Matches paths as `matching` says; only possible before the first path is added. */
   adoptMatching(matching: PathMatching, source: string): void {
     const wanted = pickMatching(matching);

@@ -226,5 +226,5 @@ export async function explainRequest(core: CorsCore, request: ExplainRequest, op
   const headers = lowerCaseHeaders(request.headers);
   const read = (_request: ExplainRequest, name: string): string | undefined => headers[name];
   const decision = await decide(table, request.method ?? 'GET', request, read);
-  return explainDecision(decision, answerOf(decision, request, read), request, options);
+  return explainDecision(decision, answerOf(decision, request, read, core.debug), request, options);
 }

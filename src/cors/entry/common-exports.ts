@@ -1,4 +1,4 @@
-/** What every entry point exports beside its own `createCors`: the options' types, the error classes and their codes. */
+/** What every entry point exports beside its own `createCors`: the options' types, the error classes and their codes, the diagnostics channels' names and messages. */
 export {
   CorsOptionsError,
   CorsUsageError,
@@ -11,3 +11,5 @@ export {
   type RouteRegistrationErrorCode,
 } from '../core/errors.js';
 export { CorsOptions, type CorsLogger, type OriginCacheOptions, type OriginFunction, type OriginListEntry, type OriginOption } from '../core/options.js';
+export type { CorsControls } from '../core/cors-core.js';
+export { CONFIG_CHANNEL, DECISION_CHANNEL, type CorsConfigMessage, type CorsDecisionMessage } from '../diagnostics/channels.js';

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { CorsCore, type CoreSettings } from '../core/cors-core.js';
+import { controlsOf, CorsCore, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
@@ -63,7 +63,7 @@ interface ExpressRoute {
 export type ExpressMiddleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
 
 /** The middleware, with the calls that go with it. */
-export interface ExpressCors extends ExpressMiddleware {
+export interface ExpressCors extends CorsControls<CorsOptions<IncomingMessage>>, ExpressMiddleware {
   /**
    * A route's own options, merged field by field over the middleware's, the Express way:
    * `app.post('/login', cors.route({ allowCredentials: true }), handler)`. Runs as a no-op.
@@ -98,6 +98,7 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
     respond(core, table, req, res, next);
   } as ExpressCors;
   middleware.route = (routeOptions) => markRoute((_req: IncomingMessage, _res: ServerResponse, next: Next) => next(), routeOptions);
+  Object.assign(middleware, controlsOf<CorsOptions<IncomingMessage>>(core));
   middleware.mirror = (app) => {
     routesOnce.read(app);
     return middleware;
@@ -158,14 +159,14 @@ function registerRoute(core: CorsCore, route: ExpressRoute, key: string, path: s
     : Object.keys(route.methods)
         .filter((method) => route.methods[method] === true)
         .map((method) => method.toUpperCase());
-  let table: FrameworkRoute['table'] | undefined;
+  let ref: FrameworkRoute['ref'] | undefined;
   for (const method of methods) {
     const marker = route.stack.find(
       (layer) => layer.handle[ROUTE_OPTIONS] !== undefined && (layer.method === undefined || layer.method === '_all' || layer.method.toUpperCase() === method),
     );
-    table = core.routeMatchedElsewhere(key, [method], path, marker?.handle[ROUTE_OPTIONS], `Express route ${method} ${path}`);
+    ref = core.routeMatchedElsewhere(key, [method], path, marker?.handle[ROUTE_OPTIONS], `Express route ${method} ${path}`);
   }
-  return { methods: every ? undefined : new Set(methods), table: table! };
+  return { methods: every ? undefined : new Set(methods), ref: ref! };
 }
 
 /**

@@ -22,7 +22,8 @@
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import vary from 'vary';
 
-import { CorsCore, routeLabel } from '../core/cors-core.js';
+import { controlsOf, CorsCore, routeLabel, type CorsControls, type TableRef } from '../core/cors-core.js';
+import { decisionsObserved } from '../diagnostics/channels.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
 import type { PathTable } from '../core/path-table.js';
@@ -43,6 +44,10 @@ export interface FastifyCorsOptions extends CorsOptions<FastifyRequest> {
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** `@lib/cors/fastify`: change the engine's options, read them back, or switch debug mode while the server runs. */
+    cors: CorsControls<CorsOptions<FastifyRequest>>;
+  }
   interface FastifyContextConfig {
     /**
      * `@lib/cors/fastify`: this route's CORS options, merged field by field over the plugin's;
@@ -54,13 +59,18 @@ declare module 'fastify' {
 
 /** What the plugin decided for a route, kept in the route's config for the onRequest hook. */
 const ROUTE_STATE = Symbol('@lib/cors/fastify route');
-/** A covered route's path table, kept in its config beside ROUTE_STATE. */
+/** A covered route's table (a TableRef, whose table reconfigure() replaces), kept in its config beside ROUTE_STATE. */
 const ROUTE_TABLE = Symbol('@lib/cors/fastify path table');
 /**
  * A covered route's actual-response headers when its policy is constant (rule A: the same for
- * every request, whatever its origin), as an object for `reply.headers()`.
+ * every request, whatever its origin), as an object for `reply.headers()`, with the table they
+ * were made from: made again at the first request after a reconfigure().
  */
 const ROUTE_CONSTANT_HEADERS = Symbol('@lib/cors/fastify constant headers');
+interface ConstantHeaders {
+  table: PathTable | undefined;
+  headers: Record<string, string>;
+}
 const COVERED = 'covered';
 const LEFT_OUT = 'left out';
 const CATCH_ALL = 'catch-all';
@@ -91,6 +101,10 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     done(error as Error);
     return;
   }
+
+  // fastify.cors: reconfigure(), options() and setDebug() of this registration's engine (the
+  // first one's, where the plugin is registered more than once in one context).
+  if (!fastify.hasDecorator('cors')) fastify.decorate('cors', controlsOf<CorsOptions<FastifyRequest>>(core));
 
   /** Routes covered; with none, the engine would cover every path, so the hooks stay idle. */
   let covered = 0;
@@ -140,13 +154,13 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     }
     const routeOptions = own === undefined || own === true ? undefined : (own as CorsOptions<FastifyRequest>);
     const methods = Array.isArray(route.method) ? [...route.method] : [route.method as string];
-    const table = core.route(methods, route.url, routeOptions, routeLabel(methods, route.url));
-    // With debug on, every request goes to the engine, which logs the ones a browser refuses.
-    const constant = table.varyOnOrigin || debug === true ? undefined : headersOf(table.actualAnswer);
-    route.config = { ...config, [ROUTE_STATE]: COVERED, [ROUTE_TABLE]: table, [ROUTE_CONSTANT_HEADERS]: constant } as RouteOptions['config'];
-    // Only a policy that varies by origin has a Vary of the engine's on actual responses to keep.
+    const ref = core.route(methods, route.url, routeOptions, routeLabel(methods, route.url));
+    const constant: ConstantHeaders = { table: undefined, headers: {} };
+    route.config = { ...config, [ROUTE_STATE]: COVERED, [ROUTE_TABLE]: ref, [ROUTE_CONSTANT_HEADERS]: constant } as RouteOptions['config'];
+    // A policy that varies by origin has a Vary of the engine's on actual responses to keep; any
+    // route's policy may come to vary by a reconfigure(), and a route's hooks are fixed now.
     const onSend = hooksOf(route.onSend);
-    if (table.varyOnOrigin && !onSend.includes(corsVary)) route.onSend = [...onSend, corsVary];
+    if (!onSend.includes(corsVary)) route.onSend = [...onSend, corsVary];
     covered++;
     // A `'/'` route of a prefixed plugin comes here as `prefix` (routePath ''); fastify may add
     // its twin `prefix + '/'` next (not for a route declared as '' itself: hence the check later).
@@ -168,13 +182,19 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     const state = config?.[ROUTE_STATE] as RouteState | undefined;
     if (state === undefined && route.url !== undefined) warnUnseen(route.method, route.url);
     if (state === LEFT_OUT || covered === 0) return next();
-    const table = config?.[ROUTE_TABLE] as PathTable | undefined;
-    if (table !== undefined && request.raw.method !== 'OPTIONS') {
-      const constant = config?.[ROUTE_CONSTANT_HEADERS] as Record<string, string> | undefined;
-      if (constant !== undefined) {
+    const ref = config?.[ROUTE_TABLE] as TableRef | undefined;
+    if (ref !== undefined && request.raw.method !== 'OPTIONS') {
+      const table = ref.table;
+      // Observed (debug, a channel subscriber), every request goes through the engine, which reports it.
+      if (!table.varyOnOrigin && !decisionsObserved(core)) {
+        const constant = config![ROUTE_CONSTANT_HEADERS] as ConstantHeaders;
+        if (constant.table !== table) {
+          constant.headers = headersOf(table.actualAnswer);
+          constant.table = table;
+        }
         // Given to fastify's own headers, they go out in its one writeHead(): a header set on
         // the raw response makes node:http set every other one of the answer one by one.
-        reply.headers(constant);
+        reply.headers(constant.headers);
         return next();
       }
       // An actual request on a covered route: the headers are set synchronously, or once an

@@ -3,7 +3,7 @@ import { answerOf, type Answer } from '../core/answer.js';
 import type { CorsCore } from '../core/cors-core.js';
 import { decide } from '../core/decision.js';
 import type { PathTable } from '../core/path-table.js';
-import { logRefusal } from '../diagnostics/refusals.js';
+import { decisionsObserved, observeDecision } from '../diagnostics/channels.js';
 
 /** The answer for `request` on `table`; a promise only for an async origin function, asked once. */
 export function answerFetchRequest(core: CorsCore, table: PathTable, request: Request): Answer | Promise<Answer> {
@@ -13,9 +13,9 @@ export function answerFetchRequest(core: CorsCore, table: PathTable, request: Re
 }
 
 function answerOfDecided(core: CorsCore, decision: Awaited<ReturnType<typeof decide>>, request: Request): Answer {
-  const answer = answerOf(decision, request, readFetchHeader);
-  if (core.debug) {
-    logRefusal(core, decision, answer, { method: request.method, url: pathAndQuery(request.url), headers: Object.fromEntries(request.headers) });
+  const answer = answerOf(decision, request, readFetchHeader, core.debug);
+  if (decisionsObserved(core)) {
+    observeDecision(core, decision, answer, request, { method: request.method, url: pathAndQuery(request.url), headers: Object.fromEntries(request.headers) });
   }
   return answer;
 }

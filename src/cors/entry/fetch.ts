@@ -5,7 +5,7 @@
  * It imports nothing from `node:` itself (find-my-way, underneath, uses `node:assert`, which
  * Deno, Bun and workerd's nodejs_compat provide).
  */
-import { CorsCore, routeLabel, type CoreSettings } from '../core/cors-core.js';
+import { controlsOf, CorsCore, routeLabel, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import type { CorsOptions } from '../core/options.js';
 import { answerFetchRequest, emptyAnswer, pathAndQuery, withAnswer } from './fetch-writer.js';
 
@@ -14,7 +14,7 @@ export * from './common-exports.js';
 /** The application: what answers a request the engine hands on. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
-export interface FetchCors {
+export interface FetchCors extends CorsControls<CorsOptions<Request>> {
   /** Covers `path` for `methods`, with `options` merged over the adapter's own, as the node middleware's route(). */
   route(methods: string | readonly string[], path: string, options?: CorsOptions<Request>): FetchCors;
   /**
@@ -34,6 +34,7 @@ export type FetchCorsSettings = Omit<CoreSettings, 'matching'>;
 export function createCors(options?: CorsOptions<Request>, settings?: FetchCorsSettings): FetchCors {
   const core = new CorsCore(options, { source: 'createCors() of @lib/cors/fetch', ...settings });
   const adapter: FetchCors = {
+    ...controlsOf<CorsOptions<Request>>(core),
     route(methods, path, routeOptions) {
       const list = typeof methods === 'string' ? [methods] : methods;
       core.route(list, path, routeOptions, routeLabel(list, path));

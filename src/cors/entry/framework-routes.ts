@@ -1,5 +1,5 @@
 /** For frameworks that route requests themselves (Express, Koa): the route a request will run, found by the framework's own matcher in its own order, with that route's table. */
-import type { CorsCore } from '../core/cors-core.js';
+import type { CorsCore, TableRef } from '../core/cors-core.js';
 import { classify } from '../core/decision.js';
 import type { CorsOptions } from '../core/options.js';
 import type { PathTable } from '../core/path-table.js';
@@ -42,7 +42,8 @@ export class RoutesReadOnce<Routes> {
 export interface FrameworkRoute {
   /** Its methods, in upper case; `undefined` for a route of every method (`app.all()`). */
   readonly methods: ReadonlySet<string> | undefined;
-  readonly table: PathTable;
+  /** Its table, read once per request (reconfigure() replaces it). */
+  readonly ref: TableRef;
 }
 
 /**
@@ -80,8 +81,8 @@ export class FrameworkRoutes {
       if (this.#seen.size >= CACHED_PATHS) this.#seen.clear();
       this.#seen.set(pathname, routes);
     }
-    for (const route of routes) if (handles(route, method)) return route.table;
-    return routes[0]?.table;
+    for (const route of routes) if (handles(route, method)) return route.ref.table;
+    return routes[0]?.ref.table;
   }
 }
 

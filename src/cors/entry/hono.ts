@@ -4,7 +4,7 @@
  * by hono's own router with the app's own path rules (`strict`, `getPath`).
  */
 import type { Answer } from '../core/answer.js';
-import { CorsCore, type CoreSettings } from '../core/cors-core.js';
+import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
@@ -23,7 +23,7 @@ export interface HonoContext {
 
 export type HonoMiddleware = (c: HonoContext, next: () => Promise<void>) => Promise<Response | undefined>;
 
-export interface HonoCors extends HonoMiddleware {
+export interface HonoCors extends CorsControls<CorsOptions<Request>>, HonoMiddleware {
   /** A route's own options, merged over the middleware's: `app.post('/login', cors.route({ allowCredentials: true }), handler)`. */
   route(options: CorsOptions<Request>): HonoMiddleware;
   /**
@@ -78,6 +78,7 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
   } as HonoCors;
   // Two parameters: hono takes the marker for a middleware, not for the route's handler.
   middleware.route = (routeOptions) => markRoute((_c: HonoContext, next: () => Promise<void>) => next().then(() => undefined), routeOptions);
+  Object.assign(middleware, controlsOf<CorsOptions<Request>>(core));
   middleware.mirror = () => {
     routesOnce.read(honoApp);
     return middleware;
@@ -88,10 +89,11 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
 /** The routes of a hono app, asked through hono's own router. */
 class HonoRoutes {
   readonly #app: HonoApp;
-  readonly #tables: Map<RouterRoute, PathTable>;
+  /** Each route's table, read once per request (reconfigure() replaces it). */
+  readonly #tables: Map<RouterRoute, TableRef>;
   readonly #methods: readonly string[];
 
-  constructor(app: HonoApp, tables: Map<RouterRoute, PathTable>, methods: readonly string[]) {
+  constructor(app: HonoApp, tables: Map<RouterRoute, TableRef>, methods: readonly string[]) {
     this.#app = app;
     this.#tables = tables;
     this.#methods = methods;
@@ -114,8 +116,8 @@ class HonoRoutes {
 
   #first(method: string, path: string): PathTable | undefined {
     for (const [[, route]] of this.#app.router.match(method, path)[0]) {
-      const table = this.#tables.get(route);
-      if (table !== undefined) return table;
+      const ref = this.#tables.get(route);
+      if (ref !== undefined) return ref.table;
     }
     return undefined;
   }
@@ -123,7 +125,7 @@ class HonoRoutes {
 
 /** Every route of `app` (its handlers, not its middleware) with its table. */
 function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
-  const tables = new Map<RouterRoute, PathTable>();
+  const tables = new Map<RouterRoute, TableRef>();
   const methods = new Set<string>();
   for (const route of app.routes) {
     if (isMiddleware(route.handler)) continue;
@@ -131,10 +133,10 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
       (other) => other.path === route.path && (other.method === route.method || other.method === 'ALL') && targetOf(other.handler)[ROUTE_OPTIONS] !== undefined,
     );
     const declared = route.method === 'ALL' ? GLOBAL_METHODS : [route.method];
-    let table: PathTable | undefined;
+    let ref: TableRef | undefined;
     for (const method of declared) {
       methods.add(method);
-      table = core.routeMatchedElsewhere(
+      ref = core.routeMatchedElsewhere(
         route.path,
         [method],
         route.path,
@@ -142,7 +144,7 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
         `hono route ${method} ${route.path}`,
       );
     }
-    tables.set(route, table!);
+    tables.set(route, ref!);
   }
   // After this, a route declared on the app throws where it is declared: it would have no policy.
   Object.assign(app.router, {

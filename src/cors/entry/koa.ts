@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
-import { CorsCore, type CoreSettings } from '../core/cors-core.js';
+import { controlsOf, CorsCore, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { type FrameworkRoute, FrameworkRoutes, type MaybeMarked, markRoute, ROUTE_OPTIONS, RoutesReadOnce, routingMethod } from './framework-routes.js';
@@ -29,7 +29,7 @@ export interface KoaContext {
 
 export type KoaMiddleware = (ctx: KoaContext, next: () => Promise<unknown>) => Promise<void>;
 
-export interface KoaCors extends KoaMiddleware {
+export interface KoaCors extends CorsControls<CorsOptions<KoaContext>>, KoaMiddleware {
   /** A route's own options, merged over the middleware's: `router.post('/login', cors.route({ allowCredentials: true }), handler)`. Runs as a no-op. */
   route(options: CorsOptions<KoaContext>): KoaMiddleware;
   /** Reads the application's routers now, instead of at the first request. */
@@ -88,6 +88,7 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
     }
   } as KoaCors;
   middleware.route = (routeOptions) => markRoute((_ctx: KoaContext, next: () => Promise<unknown>) => next() as Promise<void>, routeOptions);
+  Object.assign(middleware, controlsOf<CorsOptions<KoaContext>>(core));
   middleware.mirror = (app) => {
     routesOnce.read(app);
     return middleware;
@@ -131,13 +132,13 @@ function mirrorKoa(core: CorsCore, instance: unknown): FrameworkRoutes {
 
 function registerLayer(core: CorsCore, layer: KoaLayer, key: string): FrameworkRoute {
   const marker = layer.stack.find((handler) => handler[ROUTE_OPTIONS] !== undefined);
-  let table: FrameworkRoute['table'] | undefined;
+  let ref: FrameworkRoute['ref'] | undefined;
   // @koa/router lists HEAD before GET; the tables add HEAD after GET themselves.
   const methods = layer.methods.includes('GET') ? layer.methods.filter((method) => method !== 'HEAD') : layer.methods;
   for (const method of methods) {
-    table = core.routeMatchedElsewhere(key, [method], layer.path, marker?.[ROUTE_OPTIONS], `Koa route ${method} ${layer.path}`);
+    ref = core.routeMatchedElsewhere(key, [method], layer.path, marker?.[ROUTE_OPTIONS], `Koa route ${method} ${layer.path}`);
   }
-  return { methods: new Set(layer.methods), table: table! };
+  return { methods: new Set(layer.methods), ref: ref! };
 }
 
 /** After the mirror, a route registered on `router` throws where it is declared: it would have no policy. */

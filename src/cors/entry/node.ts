@@ -5,7 +5,7 @@ import { answerOf } from '../core/answer.js';
 import type { CorsCore } from '../core/cors-core.js';
 import { decide, type Decision } from '../core/decision.js';
 import type { PathTable } from '../core/path-table.js';
-import { logRefusal } from '../diagnostics/refusals.js';
+import { decisionsObserved, observeDecision } from '../diagnostics/channels.js';
 import { endEmpty, writeAnswer } from './node-writer.js';
 
 export type Next = (error?: unknown) => void;
@@ -61,9 +61,9 @@ export function answerRequest(core: CorsCore, table: PathTable, request: NodeLik
 }
 
 function write(core: CorsCore, decision: Decision, request: NodeLikeRequest, res: ServerResponse): boolean {
-  const answer = answerOf(decision, request, readNodeHeader);
+  const answer = answerOf(decision, request, readNodeHeader, core.debug);
   const goOn = writeAnswer(res, answer);
-  if (core.debug) logRefusal(core, decision, answer, request);
+  if (decisionsObserved(core)) observeDecision(core, decision, answer, request, request);
   return goOn;
 }
 

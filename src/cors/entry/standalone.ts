@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-import { CorsCore, routeLabel, type CoreSettings } from '../core/cors-core.js';
+import { CorsCore, routeLabel, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import type { CorsOptions } from '../core/options.js';
 import type { FindMyWayRouter } from '../core/route-tree.js';
 import { explainRequest, type ExplainOptions, type ExplainRequest, type Explanation } from '../diagnostics/explain.js';
@@ -24,7 +24,7 @@ export type CorsEngineSettings = CoreSettings;
  * and sets the CORS headers of every other request before handing it on (docs/CONTRACT.md).
  * An origin function is given the IncomingMessage.
  */
-export class CorsEngine {
+export class CorsEngine implements CorsControls<CorsOptions<IncomingMessage>> {
   readonly #core: CorsCore;
 
   constructor(options: CorsOptions<IncomingMessage> = {}, settings: CorsEngineSettings = {}) {
@@ -51,6 +51,23 @@ export class CorsEngine {
    */
   mirror(router: FindMyWayRouter, options?: CorsOptions<IncomingMessage>): this {
     this.#core.mirror(router, options);
+    return this;
+  }
+
+  /** {@inheritDoc CorsControls.reconfigure} */
+  reconfigure(options: CorsOptions<IncomingMessage>): this {
+    this.#core.reconfigure(options);
+    return this;
+  }
+
+  /** {@inheritDoc CorsControls.options} */
+  options(): CorsOptions<IncomingMessage> {
+    return this.#core.options() as CorsOptions<IncomingMessage>;
+  }
+
+  /** {@inheritDoc CorsControls.setDebug} */
+  setDebug(on: boolean): this {
+    this.#core.setDebug(on);
     return this;
   }
 

@@ -2,6 +2,8 @@
 import { injectable } from '@lib/core';
 
 import type { CorsCore } from '../core/cors-core.js';
+import { CorsUsageError } from '../core/errors.js';
+import { mergeCorsOptions, normalisedOptions, type AnyCorsOptions, type CorsOptions } from '../core/options.js';
 
 /**
  * The application's one engine (a providersPerApp singleton): every importing module's routes,
@@ -11,4 +13,46 @@ import type { CorsCore } from '../core/cors-core.js';
 @injectable()
 export class ApplicationCors {
   core: CorsCore | undefined;
+  /** The first importing module's `withOpts()` options: what options() reads back until a reconfigure(). */
+  firstModuleOptions: AnyCorsOptions | undefined;
+  /**
+   * Set by reconfigure(): its options then stand in for every module's `withOpts()` options (the
+   * engine's own options, under every route's), where until then each module had its own.
+   */
+  #reconfigured = false;
+
+  /**
+   * A route's whole options from its module's `withOpts()` options, or, once the application has
+   * been reconfigured, from the engine's (`base`); its own layer merged over them, then `finish`
+   * (CorsService's credentials, rule D). What the engine replays on each reconfigure().
+   */
+  routeOptions(moduleOptions: AnyCorsOptions, layer: AnyCorsOptions | undefined, finish: (options: AnyCorsOptions) => AnyCorsOptions) {
+    return (base: AnyCorsOptions): AnyCorsOptions => finish(mergeCorsOptions(this.#reconfigured ? base : moduleOptions, layer));
+  }
+
+  /** CorsService.reconfigure(): the new options in place of every module's `withOpts()` options; nothing changes if they fail. */
+  reconfigure(options: CorsOptions): void {
+    const core = this.#engine('reconfigure');
+    const before = this.#reconfigured;
+    this.#reconfigured = true;
+    try {
+      core.reconfigure(options as AnyCorsOptions);
+    } catch (error) {
+      this.#reconfigured = before;
+      throw error;
+    }
+  }
+
+  /** CorsService.options(): those reconfigure() gave last, else the first module's `withOpts()` options; normalised. */
+  options(): CorsOptions {
+    const core = this.#engine('options');
+    return (this.#reconfigured ? core.options() : normalisedOptions(this.firstModuleOptions ?? {})) as CorsOptions;
+  }
+
+  #engine(method: string): CorsCore {
+    if (this.core === undefined) {
+      throw new CorsUsageError('CORS_NO_ENGINE', `CorsService.${method}(): no module importing CorsModule has routes, so there is no engine to ask.`);
+    }
+    return this.core;
+  }
 }

@@ -55,6 +55,7 @@ class CorsInitHook implements InitHook<RestInitContext> {
       context.addPreRouterStep(nodeMiddleware(core));
     }
     core.knowPolicy(baseOptions, basePolicy);
+    this.application.firstModuleOptions ??= baseOptions;
 
     const credentialed = credentialedPaths(context.routes);
     const wildcardCookieRoutes: string[] = [];
@@ -63,16 +64,22 @@ class CorsInitHook implements InitHook<RestInitContext> {
     for (const route of context.routes) {
       const by = `${route.controller === undefined ? 'a route added by an init hook' : tokenName(route.controller)} in ${moduleName}`;
       let source = `${route.method} ${route.path} (${by})`;
-      let options = mergeCorsOptions(baseOptions, routeOptions(route, source));
-      if (credentialed.has(route.path)) {
-        if (options.allowCredentials === undefined && acceptsCredentials(options.origin)) {
-          options = mergeCorsOptions(options, { allowCredentials: true });
+      const layer = routeOptions(route, source);
+      const credentials = credentialed.has(route.path);
+      // Rule D, for these options now and for those of each reconfigure(): the engine replays this.
+      const finish = (options: AnyCorsOptions): AnyCorsOptions =>
+        credentials && options.allowCredentials === undefined && acceptsCredentials(options.origin)
+          ? mergeCorsOptions(options, { allowCredentials: true })
+          : options;
+      const options = mergeCorsOptions(baseOptions, layer);
+      if (credentials) {
+        if (finish(options) !== options) {
           source = `${route.method} ${route.path} (${by}; answers with credentials, its path having a controller that takes CorsService)`;
         } else if (options.origin === undefined || options.origin === '*') {
           wildcardCookieRoutes.push(`${route.method} ${route.path}`);
         }
       }
-      core.route([route.method], route.path, options, source);
+      core.route([route.method], route.path, this.application.routeOptions(baseOptions, layer, finish), source);
       paths.add(route.path);
       if (route.method === 'OPTIONS') explicitOptions.add(route.path);
     }

@@ -3,7 +3,7 @@ import { inject, injectable, optional } from '@lib/core';
 import { RequestContext } from '@lib/rest';
 
 import { CorsUsageError } from '../core/errors.js';
-import type { CorsLogger } from '../core/options.js';
+import type { CorsLogger, CorsOptions } from '../core/options.js';
 import { explainRequest, type ExplainOptions, type ExplainRequest, type Explanation } from '../diagnostics/explain.js';
 import { setCorsCookie, type CookieOptions } from '../entry/credentials.js';
 import { ApplicationCors } from './application-cors.js';
@@ -31,6 +31,26 @@ export class CorsService {
       throw new CorsUsageError('CORS_NO_ENGINE', 'CorsService.explain(): no module importing CorsModule has routes, so there is no engine to ask.');
     }
     return explainRequest(core, request, options);
+  }
+
+  /**
+   * Replaces the CORS options of the application while it serves: they stand in for every
+   * module's `withOpts()` options, and route-level options keep merging over them. Validated in
+   * full first (the routes' merged options too): on any error it throws and nothing changes.
+   * Requests are answered wholly under the old options or wholly under the new.
+   */
+  reconfigure(options: CorsOptions): void {
+    this.application.reconfigure(options);
+  }
+
+  /** The options in force, normalised: those reconfigure() gave last, else the first importing module's `withOpts()` options. */
+  options(): CorsOptions {
+    return this.application.options();
+  }
+
+  /** Debug mode on or off for the whole application while it serves (docs/diagnostics.md). */
+  setDebug(on: boolean): void {
+    this.application.core?.setDebug(on);
   }
 
   /**
