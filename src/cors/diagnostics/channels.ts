@@ -75,7 +75,10 @@ export function decisionsObserved(core: CorsCore): boolean {
 }
 
 /** Logs (debug) and publishes (subscribers) a decision and its answer; `described` is the request as explain() reads it. */
-export function observeDecision(core: CorsCore, decision: Decision, answer: Answer, request: unknown, described: ExplainRequest): void {
+export function observeDecision(core: CorsCore, decision: Decision, sent: Answer, request: unknown, described: ExplainRequest): void {
+  // A refused preflight is judged as the policy refused it, not by the headers debug mode added to
+  // name the failed check to the browser.
+  const answer = decision.kind === 'preflight' && decision.allowedOrigin === undefined ? decision.table.preflightRefusal : sent;
   if (core.debug) logRefusal(core, decision, answer, described);
   if (!decisionChannel.hasSubscribers) return;
   const explanation = explainDecision(decision, answer, described);
@@ -87,7 +90,7 @@ export function observeDecision(core: CorsCore, decision: Decision, answer: Answ
     origin: decision.origin,
     verdict: decision.origin === undefined ? 'not-cors' : explanation.allowed ? 'allowed' : 'refused',
     reason: explanation.reason,
-    status: answer.status,
+    status: sent.status,
     request,
   };
   decisionChannel.publish(message);

@@ -226,5 +226,6 @@ export async function explainRequest(core: CorsCore, request: ExplainRequest, op
   const headers = lowerCaseHeaders(request.headers);
   const read = (_request: ExplainRequest, name: string): string | undefined => headers[name];
   const decision = await decide(table, request.method ?? 'GET', request, read);
-  return explainDecision(decision, answerOf(decision, request, read, core.debug), request, options);
+  // The policy's own answer: what debug mode adds to a refused preflight is no grant.
+  return explainDecision(decision, answerOf(decision, request, read, false), request, options);
 }
