@@ -77,7 +77,8 @@ function allowOriginOf<Req>(matcher: OriginMatcher, origin: string, request: Req
     case 'any':
       return '*';
     case 'fixed':
-      return matcher.origin;
+      // Only to that origin: a stranger learns nothing it is not told already.
+      return matcher.origin === origin ? origin : undefined;
     case 'none':
       return undefined;
     case 'dynamic':
