@@ -88,6 +88,77 @@ export interface FetchInit {
 export interface OpenOptions {
   /** The page at the URL serves `pageHtml('sandbox')`: wait for its frame, enable fetchFromSandbox. */
   sandboxedFrame?: boolean;
+  /**
+   * Record the page's console from before it loads: `EnginePage.console`. Chromium and Firefox
+   * only; WebKit refuses (WebDriver classic has no console, and WebKitWebDriver no log endpoint).
+   */
+  console?: boolean;
+}
+
+/**
+ * One message of a page's console as the engine reports it to its driver. How each engine's CORS
+ * errors arrive (measured on Chromium 156 and Firefox 153.7 ESR):
+ * - Chromium (playwright-core, CDP): as console messages of type 'error', e.g. "Access to fetch at
+ *   'URL' from origin 'O' has been blocked by CORS policy: ...", each followed by "Failed to load
+ *   resource: net::ERR_FAILED". Playwright's page 'console' event carries them (no CDP session of
+ *   our own is needed: Log.entryAdded says the same).
+ * - Firefox (puppeteer-core, WebDriver BiDi): as BiDi log entries of type 'javascript' (Firefox
+ *   forwards nsIScriptError messages of the page's window at level error), which puppeteer turns
+ *   into 'pageerror' events, not 'console' ones: "Cross-Origin Request Blocked: The Same Origin
+ *   Policy disallows reading the remote resource at URL. (Reason: ...)", each followed by one whose
+ *   reason is "CORS request did not succeed". No preference and no stdout reading is needed.
+ */
+export interface ConsoleEntry {
+  /** Chromium: the console message type ('error', 'warning', 'log', ...). Firefox: 'error' for a page error, else the console message type. */
+  level: string;
+  text: string;
+}
+
+export interface ConsoleLog {
+  /** Every message so far, in the order the driver reported them. */
+  readonly entries: readonly ConsoleEntry[];
+  /**
+   * The first message, already reported or still to come, that `match` accepts. Waits for the
+   * event, no polling; rejects after `timeoutMs` (default 60 s, a bound for a broken run, not a
+   * delay anything waits out) naming the messages seen.
+   */
+  waitFor(match: (entry: ConsoleEntry) => boolean, timeoutMs?: number): Promise<ConsoleEntry>;
+}
+
+/** A ConsoleLog fed by an engine's driver events. */
+class ConsoleRecorder implements ConsoleLog {
+  readonly entries: ConsoleEntry[] = [];
+  readonly #waiting = new Set<{ match: (entry: ConsoleEntry) => boolean; found: (entry: ConsoleEntry) => void }>();
+
+  add(entry: ConsoleEntry): void {
+    this.entries.push(entry);
+    for (const waiter of this.#waiting) {
+      if (waiter.match(entry)) {
+        this.#waiting.delete(waiter);
+        waiter.found(entry);
+      }
+    }
+  }
+
+  waitFor(match: (entry: ConsoleEntry) => boolean, timeoutMs = 60_000): Promise<ConsoleEntry> {
+    const seen = this.entries.find(match);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        match,
+        found: (entry: ConsoleEntry) => {
+          clearTimeout(timer);
+          resolve(entry);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#waiting.delete(waiter);
+        const seenTexts = this.entries.map((entry) => `  [${entry.level}] ${entry.text}`).join('\n');
+        reject(new Error(`no matching console message within ${timeoutMs} ms; the page's console had:\n${seenTexts || '  (nothing)'}`));
+      }, timeoutMs);
+      this.#waiting.add(waiter);
+    });
+  }
 }
 
 export interface EnginePage {
@@ -101,6 +172,8 @@ export interface EnginePage {
    * sends Origin: null) of a page opened with open(url, { sandboxedFrame: true }).
    */
   fetchFromSandbox(url: string, init?: FetchInit, read?: string[]): Promise<Verdict>;
+  /** The page's console, when opened with `{ console: true }` (see ConsoleEntry). */
+  readonly console?: ConsoleLog;
   close(): Promise<void>;
 }
 
@@ -296,7 +369,13 @@ function notSandboxed(url: string): Promise<Verdict> {
 }
 
 /** EnginePage over any engine that can evaluate a function in the page (Playwright, Puppeteer, our WebDriver). */
-async function evaluatorPage(evaluator: Evaluator, url: string, options: OpenOptions, close: () => Promise<void>): Promise<EnginePage> {
+async function evaluatorPage(
+  evaluator: Evaluator,
+  url: string,
+  options: OpenOptions,
+  close: () => Promise<void>,
+  pageConsole?: ConsoleLog,
+): Promise<EnginePage> {
   if (options.sandboxedFrame) {
     try {
       checkSandbox(url, await evaluator.evaluate(awaitSandbox, undefined));
@@ -308,6 +387,7 @@ async function evaluatorPage(evaluator: Evaluator, url: string, options: OpenOpt
   return {
     fetch: (target, init, read) => evaluator.evaluate(runFetch, fetchArgs(target, init, read)),
     fetchFromSandbox: (target, init, read) => (options.sandboxedFrame ? evaluator.evaluate(sandboxFetch, fetchArgs(target, init, read)) : notSandboxed(url)),
+    ...(pageConsole === undefined ? {} : { console: pageConsole }),
     close,
   };
 }
@@ -480,8 +560,14 @@ async function launchChromium(started: number): Promise<Engine> {
     launchMs: Math.round(performance.now() - started),
     open: async (url, options = {}) => {
       const page = await context.newPage();
+      let pageConsole: ConsoleRecorder | undefined;
+      if (options.console) {
+        const recorder = new ConsoleRecorder();
+        page.on('console', (message) => recorder.add({ level: message.type(), text: message.text() }));
+        pageConsole = recorder;
+      }
       await page.goto(url, { waitUntil: 'load' });
-      return evaluatorPage(page, url, options, () => page.close());
+      return evaluatorPage(page, url, options, () => page.close(), pageConsole);
     },
     cookies: async (url) => (await context.cookies(url)).map(({ name, value, httpOnly }) => ({ name, value, httpOnly })),
     clearCookies: () => context.clearCookies(),
@@ -542,8 +628,16 @@ async function launchFirefox(started: number): Promise<Engine> {
     launchMs: Math.round(performance.now() - started),
     open: async (url, options = {}) => {
       const page = await browser.newPage();
+      let pageConsole: ConsoleRecorder | undefined;
+      if (options.console) {
+        const recorder = new ConsoleRecorder();
+        page.on('console', (message) => recorder.add({ level: message.type(), text: message.text() }));
+        // BiDi log entries of type 'javascript' (CORS errors among them) come as 'pageerror'.
+        page.on('pageerror', (error) => recorder.add({ level: 'error', text: error instanceof Error ? error.message : String(error) }));
+        pageConsole = recorder;
+      }
       await page.goto(url, { waitUntil: 'load' });
-      return evaluatorPage(page as unknown as Evaluator, url, options, () => page.close());
+      return evaluatorPage(page as unknown as Evaluator, url, options, () => page.close(), pageConsole);
     },
     cookies: async (url) => {
       const target = new URL(url);
@@ -742,6 +836,7 @@ Promise.resolve(arguments[0]).then(${fn.toString()}).then((value) => done({ valu
     version,
     launchMs: Math.round(performance.now() - started),
     open: async (url, options = {}) => {
+      if (options.console) throw new Error(`WebKit engine: open(${url}, { console: true }): WebDriver classic cannot read the page's console`);
       touch(url);
       const handle = await serial(async () => {
         const window = await acquire();

@@ -295,7 +295,8 @@ function methodNotAllowed(specs: RouteSpec[]) {
   };
 }
 
-async function listen(server: Server): Promise<ApiServer> {
+/** Serves `server` on a free port of 127.0.0.1, recording every request in `seen` before anything answers it. */
+export async function listen(server: Server): Promise<ApiServer> {
   const seen: Seen[] = [];
   // First listener: records every request before anything answers it.
   server.prependListener('request', (req: IncomingMessage) => {
