@@ -22,7 +22,9 @@ export const cors = createCors({
 
 export function app(request) {
   const { pathname } = new URL(request.url);
-  return new Response(JSON.stringify({ path: pathname, method: request.method, decision: lastDecision }), { headers: { 'Content-Type': 'application/json', 'X-Request-Id': '7' } });
+  return new Response(JSON.stringify({ path: pathname, method: request.method, decision: lastDecision }), {
+    headers: { 'Content-Type': 'application/json', 'X-Request-Id': '7' },
+  });
 }
 
 export const handle = (request) => cors.handle(request, app);
