@@ -9,7 +9,7 @@ const root = new URL('..', import.meta.url);
 const read = (path) => readFileSync(new URL(path, root), 'utf8');
 
 /** The guides, in the order the README gives them. */
-const GUIDES = ['entry-points.md', 'options.md', 'errors.md', 'diagnostics.md', 'migration.md', 'cors-module.md'];
+const GUIDES = ['entry-points.md', 'options.md', 'errors.md', 'diagnostics.md', 'operations.md', 'migration.md', 'cors-module.md'];
 
 const HEAD = `# @lib/cors
 
