@@ -42,11 +42,79 @@ export type RouteRegistrationErrorCode = (typeof ROUTE_ERROR_CODES)[number];
 export type CorsUsageErrorCode = (typeof USAGE_ERROR_CODES)[number];
 
 /**
- * The one error type thrown for bad options, always at start-up. Its message names where the
- * options came from, the field, the value, what is wrong and how to fix it.
+ * One thing wrong with the options, as CorsOptionsError.errors lists it. Validation visits every
+ * field and reports each problem it finds, so that a configuration is fixed in one go.
+ */
+export interface CorsOptionProblem {
+  readonly code: CorsOptionsErrorCode;
+  /** Where the options came from, e.g. `createCors()` or `route GET /users`. */
+  readonly source: string;
+  /** The field path within those options, e.g. `origin[2]`. */
+  readonly field: string;
+  /**
+   * The field path from the top of the configuration: `field`, prefixed for a route's own
+   * options with the route, e.g. `routes["GET /login"].origin[2]`.
+   */
+  readonly path: string;
+  readonly value: unknown;
+  /** What is wrong, e.g. `is not an origin (no scheme)`. */
+  readonly problem: string;
+  /** How to fix it, written from the value given. */
+  readonly fix: string;
+  /** One line: source, field, value, problem and fix. */
+  readonly message: string;
+}
+
+/** A problem with its one-line message; `pathPrefix` is the route's, e.g. `routes["GET /login"].`, or empty. */
+export function optionProblem(
+  code: CorsOptionsErrorCode,
+  source: string,
+  field: string,
+  value: unknown,
+  problem: string,
+  fix: string,
+  pathPrefix = '',
+): CorsOptionProblem {
+  return Object.freeze({
+    code,
+    source,
+    field,
+    path: pathPrefix + field,
+    value,
+    problem,
+    fix,
+    message: `${source}: CorsOptions.${field} = ${describeValue(value)} ${problem}. Fix: ${fix}`,
+  });
+}
+
+/**
+ * The problems one pass over an options object finds: each check reports here and goes on, so
+ * that one error can list them all (CorsOptionsError.of).
+ */
+export class OptionProblems {
+  readonly list: CorsOptionProblem[] = [];
+
+  constructor(
+    /** Where the options came from, e.g. `createCors()` or `route GET /users`. */
+    readonly source: string,
+    /** Put before each field in `path`: a route's, e.g. `routes["GET /login"].`, or empty. */
+    readonly pathPrefix = '',
+  ) {}
+
+  report(code: CorsOptionsErrorCode, field: string, value: unknown, problem: string, fix: string): void {
+    this.list.push(optionProblem(code, this.source, field, value, problem, fix, this.pathPrefix));
+  }
+}
+
+/**
+ * The one error type thrown for bad options, always at start-up. It lists every problem found
+ * (`errors`); `code`, `source`, `field` and `value` are those of the first. Its message is the
+ * first problem's line when there is one problem, else a count followed by each line, numbered.
  */
 export class CorsOptionsError extends Error {
   override readonly name = 'CorsOptionsError';
+  /** Every problem found in one pass over the options, in the order validation visits them; never empty. */
+  readonly errors: readonly CorsOptionProblem[];
 
   constructor(
     readonly code: CorsOptionsErrorCode,
@@ -58,8 +126,35 @@ export class CorsOptionsError extends Error {
     problem: string,
     fix: string,
   ) {
-    super(`${source}: CorsOptions.${field} = ${describeValue(value)} ${problem}. Fix: ${fix}`);
+    const only = optionProblem(code, source, field, value, problem, fix);
+    super(only.message);
+    this.errors = Object.freeze([only]);
   }
+
+  /**
+   * One error for all `problems`, which may come from several options objects (a base and its
+   * routes); `source` names the call that checked them all, e.g. `createCors()`.
+   */
+  static of(source: string, problems: readonly CorsOptionProblem[]): CorsOptionsError {
+    const [first] = problems;
+    if (first === undefined) throw new RangeError('CorsOptionsError.of() needs at least one problem');
+    const error = new CorsOptionsError(first.code, first.source, first.field, first.value, first.problem, first.fix);
+    // The constructor keeps its six-argument form (entry points and users' code call it), so the
+    // list and the message of several problems are set here, once, before anyone sees the error;
+    // the stack is captured again because V8 writes the message into it when the error is made.
+    const writable = error as { errors: readonly CorsOptionProblem[]; message: string };
+    writable.errors = Object.freeze([...problems]);
+    if (problems.length > 1) {
+      writable.message = severalProblemsMessage(source, problems);
+      Error.captureStackTrace?.(error, CorsOptionsError.of);
+    }
+    return error;
+  }
+}
+
+function severalProblemsMessage(source: string, problems: readonly CorsOptionProblem[]): string {
+  const lines = problems.map((problem, index) => `  ${index + 1}. ${problem.message}`);
+  return [`${source}: ${problems.length} problems in the CORS options:`, ...lines].join('\n');
 }
 
 /**

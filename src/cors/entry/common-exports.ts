@@ -6,6 +6,7 @@ export {
   ROUTE_ERROR_CODES,
   RouteRegistrationError,
   USAGE_ERROR_CODES,
+  type CorsOptionProblem,
   type CorsOptionsErrorCode,
   type CorsUsageErrorCode,
   type RouteRegistrationErrorCode,
