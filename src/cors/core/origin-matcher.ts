@@ -1,9 +1,9 @@
 /** Compiles the `origin` option into one of the four policy kinds, and guards an origin function. */
 import { getPublicSuffix } from 'tldts';
 
-import { codeLiteral, CorsOptionsError, describeValue } from './errors.js';
+import { codeLiteral, describeValue, type OptionProblems } from './errors.js';
 import { isHostLabels, isWellFormedOrigin } from './http-grammar.js';
-import type { CorsLogger, OriginCacheOptions, OriginFunction, OriginOption } from './options.js';
+import type { OriginCacheOptions, OriginFunction, OriginOption } from './options.js';
 
 /** An origin's verdict; `request` is whatever the entry point hands over, given to an origin function as it is. */
 export type OriginCheck = (origin: string, request: unknown) => boolean | Promise<boolean>;
@@ -28,8 +28,10 @@ export type OriginMatcher =
     };
 
 interface Context {
-  readonly source: string;
-  readonly logger: CorsLogger;
+  /** Where each problem is reported; the compile goes on past it, and its result is then discarded. */
+  readonly problems: OptionProblems;
+  /** Start-up warnings, held back by the policy until it knows the options have no problem. */
+  readonly warn: (message: string) => void;
   /** Milliseconds an async origin function may take. */
   readonly timeout: number;
   /** Keep the function's answers (originCache). */
@@ -42,47 +44,42 @@ const ANY: OriginMatcher = Object.freeze({ kind: 'any' });
 const NONE: OriginMatcher = Object.freeze({ kind: 'none' });
 const REFLECT: OriginMatcher = Object.freeze({ kind: 'dynamic', allows: isWellFormedOrigin });
 
+/**
+ * The matcher of the `origin` option. Each problem is reported to `context.problems`, every bad
+ * list element included; the matcher returned then stands for nothing (the policy throws).
+ */
 export function compileOriginMatcher(value: OriginOption<never> | undefined, context: Context): OriginMatcher {
   if (value === undefined || value === '*') return ANY;
   if (value === false) return NONE;
   if (value === true) return REFLECT;
   if (typeof value === 'function') return Object.freeze({ kind: 'dynamic', allows: guardOriginFunction(value, context), asksApplication: true });
-  if (typeof value === 'string') refuseJoinedOrEmpty(value, 'origin', context.source, false);
-  if (typeof value === 'string' && value !== 'null' && !value.includes('*')) {
-    return Object.freeze({ kind: 'fixed', origin: checkSerializedOrigin(value, 'origin', context.source) });
-  }
+  if (typeof value === 'string' && !isSingleOrigin(value, 'origin', context, false)) return NONE;
+  if (typeof value === 'string' && value !== 'null' && !value.includes('*')) return fixedOrigin(value, 'origin', context);
   if (typeof value === 'string' || value instanceof RegExp) return compileList([value], 'origin', context);
   if (Array.isArray(value)) {
     if (value.length === 0) {
-      throw new CorsOptionsError(
-        'CORS_EMPTY_ORIGIN_LIST',
-        context.source,
-        'origin',
-        value,
-        'allows no origin at all',
-        'list at least one origin, or use false to turn CORS off',
-      );
+      context.problems.report('CORS_EMPTY_ORIGIN_LIST', 'origin', value, 'allows no origin at all', 'list at least one origin, or use false to turn CORS off');
+      return NONE;
     }
     // One exact origin in a list is the same policy as the origin alone, and needs no Vary.
     const [only] = value;
     if (value.length === 1 && typeof only === 'string' && only !== '*' && only !== 'null' && !only.includes('*')) {
-      refuseJoinedOrEmpty(only, 'origin[0]', context.source, true);
-      return Object.freeze({ kind: 'fixed', origin: checkSerializedOrigin(only, 'origin[0]', context.source) });
+      return isSingleOrigin(only, 'origin[0]', context, true) ? fixedOrigin(only, 'origin[0]', context) : NONE;
     }
     return compileList(value, null, context);
   }
-  throw new CorsOptionsError(
+  context.problems.report(
     'CORS_INVALID_ORIGIN_POLICY',
-    context.source,
     'origin',
     value,
     'is not a valid origin policy',
     "use '*', an origin such as 'https://app.example.com', a pattern such as 'https://*.example.com', a RegExp, true, false, an array of origins, " +
       'patterns and RegExps, or a function (origin, req) => boolean',
   );
+  return NONE;
 }
 
-/** `field` is the name to report for a single value; `null` means "index into the list". */
+/** `field` is the name to report for a single value; `null` means "index into the list". Every bad entry is reported, and left out. */
 function compileList(entries: readonly unknown[], field: string | null, context: Context): OriginMatcher {
   const exact = new Set<string>();
   const patterns: WildcardPattern[] = [];
@@ -90,20 +87,18 @@ function compileList(entries: readonly unknown[], field: string | null, context:
   entries.forEach((entry, index) => {
     const name = field ?? `origin[${index}]`;
     if (entry instanceof RegExp) {
-      regexps.push(checkRegExp(entry, name, context));
+      if (isStatelessRegExp(entry, name, context)) regexps.push(entry);
     } else if (typeof entry !== 'string') {
-      throw new CorsOptionsError(
+      context.problems.report(
         'CORS_INVALID_ORIGIN_POLICY',
-        context.source,
         name,
         entry,
         'is not allowed in an origin list',
         "list only origin strings, 'https://*.example.com' patterns, 'null' and RegExps; true, false and functions stand alone",
       );
     } else if (entry === '*') {
-      throw new CorsOptionsError(
+      context.problems.report(
         'CORS_WILDCARD_IN_LIST',
-        context.source,
         name,
         entry,
         "in a list means nothing: '*' already allows every origin",
@@ -111,10 +106,13 @@ function compileList(entries: readonly unknown[], field: string | null, context:
       );
     } else if (entry === 'null') {
       exact.add(entry);
-    } else {
-      if (field === null) refuseJoinedOrEmpty(entry, name, context.source, true);
-      if (entry.includes('*')) patterns.push(compileWildcardPattern(entry, name, context));
-      else exact.add(checkSerializedOrigin(entry, name, context.source));
+    } else if (field !== null || isSingleOrigin(entry, name, context, true)) {
+      if (entry.includes('*')) {
+        const pattern = compileWildcardPattern(entry, name, context);
+        if (pattern !== undefined) patterns.push(pattern);
+      } else if (isSerializedOrigin(entry, name, context)) {
+        exact.add(entry);
+      }
     }
   });
   // Hot path: an exact hit is one Set lookup. Patterns and RegExps only ever see origins that
@@ -129,27 +127,36 @@ function compileList(entries: readonly unknown[], field: string | null, context:
   return Object.freeze({ kind: 'dynamic', allows });
 }
 
+/** The `fixed` matcher of one exact origin, or NONE once its mistake is reported. */
+function fixedOrigin(value: string, field: string, context: Context): OriginMatcher {
+  return isSerializedOrigin(value, field, context) ? Object.freeze({ kind: 'fixed', origin: value }) : NONE;
+}
+
 /**
- * Refuses, with a fix written for that mistake, an origin string that is empty (an environment
- * variable that is not set, which the cors package read as '*') or that joins several origins
- * with commas or spaces (a cors-style or environment-variable list). Such a string can never
- * be an origin; each origin in it is checked, so the fix never proposes one that is refused in
- * turn. `inList`: the string is an element of an origin array.
+ * Whether an origin string holds one origin; else reports, with a fix written for that mistake,
+ * a string that is empty (an environment variable that is not set, which the cors package read
+ * as '*') or that joins several origins with commas or spaces (a cors-style or
+ * environment-variable list). Such a string can never be an origin; each origin in it is
+ * checked, so the fix never proposes one that is refused in turn. `inList`: the string is an
+ * element of an origin array.
  */
-function refuseJoinedOrEmpty(value: string, field: string, source: string, inList: boolean): void {
-  const fail = (problem: string, fix: string): never => {
-    throw new CorsOptionsError('CORS_INVALID_ORIGIN', source, field, value, problem, fix);
-  };
+function isSingleOrigin(value: string, field: string, context: Context, inList: boolean): boolean {
+  const mistake = joinedOrEmptyMistake(value, inList);
+  if (mistake !== undefined) context.problems.report('CORS_INVALID_ORIGIN', field, value, mistake.problem, mistake.fix);
+  return mistake === undefined;
+}
+
+function joinedOrEmptyMistake(value: string, inList: boolean): { problem: string; fix: string } | undefined {
   if (value.trim() === '') {
-    fail(
-      `is ${value === '' ? 'empty' : 'blank'} (read from an environment variable that is not set?)`,
-      inList
+    return {
+      problem: `is ${value === '' ? 'empty' : 'blank'} (read from an environment variable that is not set?)`,
+      fix: inList
         ? "remove it from the list, or write an origin such as 'https://app.example.com'"
         : "write the origin that may read the responses, e.g. 'https://app.example.com'; false turns CORS off, and '*' lets every origin " +
-            "read them (the cors package read an empty origin as '*')",
-    );
+          "read them (the cors package read an empty origin as '*')",
+    };
   }
-  if (!/[\s,]/.test(value)) return;
+  if (!/[\s,]/.test(value)) return undefined;
   const origins = value.split(/[\s,]+/).filter((origin) => origin !== '');
   for (const origin of origins) {
     const mistake =
@@ -165,17 +172,19 @@ function refuseJoinedOrEmpty(value: string, field: string, source: string, inLis
         origins.length > 1
           ? `holds ${origins.length} origins in one string, and ${JSON.stringify(origin)} among them`
           : `holds ${JSON.stringify(origin)}, which`;
-      fail(
-        `${several} ${mistake.problem}`,
-        `${mistake.fix}; then ${origins.length > 1 ? 'give each origin its own array element' : 'write it without spaces or commas'}`,
-      );
+      return {
+        problem: `${several} ${mistake.problem}`,
+        fix: `${mistake.fix}; then ${origins.length > 1 ? 'give each origin its own array element' : 'write it without spaces or commas'}`,
+      };
     }
   }
-  if (origins.length === 1) fail('has spaces or a comma around the origin', `write it as ${codeLiteral(origins[0])}`);
-  fail(
-    `holds ${origins.length} origins in one string, and a browser sends exactly one`,
-    inList ? `give each origin its own array element: ${origins.map(codeLiteral).join(', ')}` : `use an array, one origin per element: ${codeLiteral(origins)}`,
-  );
+  if (origins.length === 1) return { problem: 'has spaces or a comma around the origin', fix: `write it as ${codeLiteral(origins[0])}` };
+  return {
+    problem: `holds ${origins.length} origins in one string, and a browser sends exactly one`,
+    fix: inList
+      ? `give each origin its own array element: ${origins.map(codeLiteral).join(', ')}`
+      : `use an array, one origin per element: ${codeLiteral(origins)}`,
+  };
 }
 
 function mapProblem(problem: string | undefined, fix: string): { problem: string; fix: string } | undefined {
@@ -185,12 +194,12 @@ function mapProblem(problem: string | undefined, fix: string): { problem: string
 /**
  * Accepts exactly the strings a browser would send in `Origin`: the URL parser's own
  * serialization must give the value back unchanged. That refuses a path or a trailing slash,
- * upper case, a default port written out, and a missing scheme, each with the corrected value.
+ * upper case, a default port written out, and a missing scheme, each reported with the corrected value.
  */
-export function checkSerializedOrigin(value: string, field: string, source: string): string {
+function isSerializedOrigin(value: string, field: string, context: Context): boolean {
   const mistake = serializedOriginMistake(value);
-  if (mistake !== undefined) throw new CorsOptionsError('CORS_INVALID_ORIGIN', source, field, value, mistake.problem, mistake.fix);
-  return value;
+  if (mistake !== undefined) context.problems.report('CORS_INVALID_ORIGIN', field, value, mistake.problem, mistake.fix);
+  return mistake === undefined;
 }
 
 function serializedOriginMistake(value: string): { problem: string; fix: string } | undefined {
@@ -301,17 +310,18 @@ interface WildcardPattern {
   matches(origin: string): boolean;
 }
 
-function compileWildcardPattern(value: string, field: string, context: Context): WildcardPattern {
+/** The pattern, or `undefined` once its mistake is reported. */
+function compileWildcardPattern(value: string, field: string, context: Context): WildcardPattern | undefined {
   const problem = wildcardPatternMistake(value);
   if (problem !== undefined) {
-    throw new CorsOptionsError(
+    context.problems.report(
       'CORS_INVALID_ORIGIN_PATTERN',
-      context.source,
       field,
       value,
       problem,
       "write the wildcard as the whole first label after the scheme, e.g. 'https://*.example.com'",
     );
+    return undefined;
   }
   const prefix = value.slice(0, value.indexOf('://') + 3);
   const suffix = value.slice(prefix.length + 1); // ".example.com[:port]"
@@ -319,8 +329,8 @@ function compileWildcardPattern(value: string, field: string, context: Context):
   // The Public Suffix List, private section included (github.io, vercel.app), as browsers use it
   // for cookies: a hand-made list would miss the names added every month.
   if (getPublicSuffix(host, { allowPrivateDomains: true }) === host) {
-    context.logger.warn(
-      `${context.source}: CorsOptions.${field} = ${describeValue(value)} grants every sub-domain of ${host}, a public suffix: anyone can register a ` +
+    context.warn(
+      `${context.problems.source}: CorsOptions.${field} = ${describeValue(value)} grants every sub-domain of ${host}, a public suffix: anyone can register a ` +
         `name there, so every stranger's site under it is granted. List your own origins instead, e.g. '${prefix}your-app.${host}'.`,
     );
   }
@@ -336,31 +346,32 @@ function compileWildcardPattern(value: string, field: string, context: Context):
   };
 }
 
-function checkRegExp(regexp: RegExp, field: string, context: Context): RegExp {
+/** Whether a RegExp can match origins: one with the g or y flag is reported; a loose one is warned about. */
+function isStatelessRegExp(regexp: RegExp, field: string, context: Context): boolean {
   if (regexp.global || regexp.sticky) {
-    throw new CorsOptionsError(
+    context.problems.report(
       'CORS_STATEFUL_REGEXP',
-      context.source,
       field,
       regexp,
       'has the g or y flag, which makes test() remember lastIndex between requests and skip matches',
       `drop the flag: /${regexp.source}/${regexp.flags.replace(/[gy]/g, '')}`,
     );
+    return false;
   }
   if (!isFullyAnchored(regexp.source)) {
-    context.logger.warn(
-      `${context.source}: CorsOptions.${field} = ${describeValue(regexp)} is not anchored with ^ and $ around the whole pattern, so it also matches ` +
+    context.warn(
+      `${context.problems.source}: CorsOptions.${field} = ${describeValue(regexp)} is not anchored with ^ and $ around the whole pattern, so it also matches ` +
         `origins that merely contain it (/example\\.com$/ matches https://evilexample.com, /^https:\\/\\/a\\.com|https:\\/\\/b\\.com$/ matches ` +
         `https://a.com.evil.net). Anchor it, with alternatives in a group: /^https:\\/\\/(?:a|b)\\.example\\.com$/.`,
     );
   } else if (hasUnescapedDot(regexp.source)) {
-    context.logger.warn(
-      `${context.source}: CorsOptions.${field} = ${describeValue(regexp)} has an unescaped "." outside a character class, which matches any character: ` +
+    context.warn(
+      `${context.problems.source}: CorsOptions.${field} = ${describeValue(regexp)} has an unescaped "." outside a character class, which matches any character: ` +
         `/^https:\\/\\/(app|admin).example.com$/ also grants https://appxexample.com, a name anyone can register. Write a literal dot as \\. and a host ` +
         `label as [a-z0-9-]+.`,
     );
   }
-  return regexp;
+  return true;
 }
 
 /**
@@ -405,7 +416,7 @@ function someOutsideClasses(source: string, test: (char: string) => boolean): bo
  */
 function guardOriginFunction(fn: OriginFunction<never>, context: Context): OriginCheck {
   const deny = (what: string): false => {
-    context.reportFault(`${context.source}: the origin function ${describeValue(fn)} ${what}; the request was denied.`);
+    context.reportFault(`${context.problems.source}: the origin function ${describeValue(fn)} ${what}; the request was denied.`);
     return false;
   };
   // The cors package calls origin(origin, callback); here the second argument is the request,

@@ -1,5 +1,8 @@
-/** Validates options, every field, and compiles them into a frozen policy; the one place options are checked. */
-import { codeLiteral, CorsOptionsError } from './errors.js';
+/**
+ * Validates options, every field, and compiles them into a frozen policy; the one place options are
+ * checked. One pass collects every problem, so that a configuration is fixed in one go.
+ */
+import { codeLiteral, CorsOptionsError, OptionProblems, type CorsOptionProblem } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { faultReporter } from './line-limit.js';
 import { compileOriginMatcher, type OriginMatcher, strangersGranted } from './origin-matcher.js';
@@ -35,47 +38,131 @@ export interface PolicyContext {
   /** Where the options came from, named in every error and warning. */
   readonly source: string;
   readonly logger: CorsLogger;
+  /**
+   * Put before each problem's field in its `path`, for a route's own options: routePathPrefix()
+   * gives `routes["GET /login"].`. Default: none.
+   */
+  readonly pathPrefix?: string | undefined;
+}
+
+/** The prefix of a route's problems in CorsOptionProblem.path: `routes["GET,POST /users"].`. */
+export function routePathPrefix(methods: readonly string[], path: string): string {
+  return `routes[${JSON.stringify(`${methods.join(',')} ${path}`)}].`;
 }
 
 /**
- * Validates every field of `options` (never mutating it) and compiles the policy. Throws
- * `CorsOptionsError`. `options` is a merge of objects that passed checkOptionsObject.
+ * What one pass over options found: the policy and the warnings held back for the caller to log,
+ * or every problem (and then no warning: nothing is compiled).
+ */
+export type PolicyCheck =
+  | { readonly valid: true; readonly policy: CorsPolicy; readonly warnings: readonly string[] }
+  | { readonly valid: false; readonly problems: readonly CorsOptionProblem[] };
+
+/** checkUserOptions()'s answer: a PolicyCheck that, when valid, also holds the copy of the user's options. */
+export type UserOptionsCheck =
+  | { readonly valid: true; readonly options: AnyCorsOptions; readonly policy: CorsPolicy; readonly warnings: readonly string[] }
+  | { readonly valid: false; readonly problems: readonly CorsOptionProblem[] };
+
+/**
+ * Validates every field of `options` (never mutating it) and compiles the policy. Throws one
+ * `CorsOptionsError` listing every problem. `options` is a merge of objects that passed
+ * checkOptionsObject.
  */
 export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): CorsPolicy {
+  const check = checkPolicy(options, context);
+  settlePolicyChecks(context.source, context.logger, [check]);
+  return (check as Extract<PolicyCheck, { valid: true }>).policy;
+}
+
+/**
+ * A user's options object, as createCors() or CorsModule.withOpts() receive it: checked, copied
+ * (so that later changes to the caller's object change nothing) and compiled. Throws one
+ * `CorsOptionsError` listing every problem, unknown fields and bad values alike.
+ */
+export function compileUserOptions(options: unknown, context: PolicyContext): { options: AnyCorsOptions; policy: CorsPolicy } {
+  const check = checkUserOptions(options, context);
+  settlePolicyChecks(context.source, context.logger, [check]);
+  const { options: copy, policy } = check as Extract<UserOptionsCheck, { valid: true }>;
+  return { options: copy, policy };
+}
+
+/**
+ * Throws one CorsOptionsError for the problems of all `checks` (a base and its routes, say), named
+ * after `source`, the call that made them; else logs their warnings, which are held back until
+ * every check is known to be valid.
+ */
+export function settlePolicyChecks(source: string, logger: CorsLogger, checks: readonly (PolicyCheck | UserOptionsCheck)[]): void {
+  const problems = checks.flatMap((check) => (check.valid ? [] : check.problems));
+  if (problems.length > 0) throw CorsOptionsError.of(source, problems);
+  for (const check of checks) if (check.valid) for (const warning of check.warnings) logger.warn(warning);
+}
+
+/** compilePolicy() without the throw: every problem of `options`, or its policy and warnings. Logs nothing. */
+export function checkPolicy(options: AnyCorsOptions, context: PolicyContext): PolicyCheck {
+  const problems = new OptionProblems(context.source, context.pathPrefix);
+  const warnings: string[] = [];
+  const policy = compileFields(options, context, problems, warnings);
+  return problems.list.length === 0 ? { valid: true, policy, warnings } : { valid: false, problems: problems.list };
+}
+
+/** compileUserOptions() without the throw: every problem of the object and its fields, or the copy, its policy and warnings. Logs nothing. */
+export function checkUserOptions(options: unknown, context: PolicyContext): UserOptionsCheck {
+  const problems = new OptionProblems(context.source, context.pathPrefix);
+  // Not an object: there are no fields to check.
+  if (!isOptionsObject(options, problems)) return { valid: false, problems: problems.list };
+  const copy = mergeCorsOptions(options, undefined);
+  const warnings: string[] = [];
+  const policy = compileFields(copy, context, problems, warnings);
+  return problems.list.length === 0 ? { valid: true, options: copy, policy, warnings } : { valid: false, problems: problems.list };
+}
+
+/** An options object as given by a user: an object with known fields only (typos such as `orgin` are refused, all of them at once). */
+export function checkOptionsObject(options: unknown, source: string, pathPrefix?: string): asserts options is AnyCorsOptions {
+  const problems = new OptionProblems(source, pathPrefix);
+  isOptionsObject(options, problems);
+  if (problems.list.length > 0) throw CorsOptionsError.of(source, problems.list);
+}
+
+/**
+ * Every field checked, each problem reported to `problems`, each warning added to `warnings`; the
+ * policy returned stands for nothing when a problem was reported.
+ */
+function compileFields(options: AnyCorsOptions, context: PolicyContext, problems: OptionProblems, warnings: string[]): CorsPolicy {
   const { source } = context;
-  const allowCredentials = checkBoolean(options.allowCredentials, 'allowCredentials', source);
-  const timeout = checkWholeNumber(options.originTimeout, 'originTimeout', source, 1, 60_000, {
+  const warn = (message: string) => warnings.push(message);
+  const allowCredentials = checkBoolean(options.allowCredentials, 'allowCredentials', problems);
+  const timeout = checkWholeNumber(options.originTimeout, 'originTimeout', problems, 1, 60_000, {
     problem: 'is not a whole number of milliseconds from 1 to 60000',
     fix: 'use e.g. 2000; a browser waits for the preflight, so keep it short',
   });
-  const cache = checkOriginCache(options, source);
+  const cache = checkOriginCache(options, problems);
   const origin = compileOriginMatcher(options.origin, {
-    ...context,
+    problems,
+    warn,
     timeout: timeout ?? DEFAULT_ORIGIN_TIMEOUT,
     cache,
     reportFault: faultReporter(context.logger),
   });
-  const allowedHeaders = checkNames(options.allowedHeaders, 'allowedHeaders', source);
-  const exposedHeaders = checkNames(options.exposedHeaders, 'exposedHeaders', source);
-  const allowedMethods = checkNames(options.allowedMethods, 'allowedMethods', source);
-  if (allowedMethods !== undefined && allowedMethods.length === 0) {
-    throw new CorsOptionsError(
+  const allowedHeaders = checkNames(options.allowedHeaders, 'allowedHeaders', problems);
+  const exposedHeaders = checkNames(options.exposedHeaders, 'exposedHeaders', problems);
+  const allowedMethods = checkNames(options.allowedMethods, 'allowedMethods', problems);
+  // On the option as given: checkNames leaves out the elements it reported.
+  if (Array.isArray(options.allowedMethods) && options.allowedMethods.length === 0) {
+    problems.report(
       'CORS_NO_METHOD',
-      source,
       'allowedMethods',
       options.allowedMethods,
       'grants no method',
       'list the methods, or leave the option out to grant the methods of each path',
     );
   }
-  allowedMethods?.forEach((method, index) => {
+  allowedMethods?.forEach((method) => {
     // Browsers upper-case DELETE, GET, HEAD, OPTIONS, POST and PUT before the preflight, then
     // compare byte for byte: 'put' or 'Put' never matches. route() refuses the same spellings.
     if (method !== method.toUpperCase()) {
-      throw new CorsOptionsError(
+      problems.report(
         'CORS_METHOD_NOT_UPPER_CASE',
-        source,
-        `allowedMethods[${index}]`,
+        `allowedMethods[${(options.allowedMethods as readonly string[]).indexOf(method)}]`,
         method,
         'is not in upper case, and browsers compare methods case-sensitively (they upper-case the standard ones first)',
         `write ${codeLiteral(method.toUpperCase())}`,
@@ -86,9 +173,8 @@ export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): 
   if (allowCredentials) {
     // Browsers read `*` literally on credentialed requests, so these would silently fail.
     if (origin.kind === 'any') {
-      throw new CorsOptionsError(
+      problems.report(
         'CORS_WILDCARD_WITH_CREDENTIALS',
-        source,
         'origin',
         options.origin ?? '*',
         `${options.origin === undefined ? '(the default, as no origin is set) ' : ''}together with allowCredentials: true is refused by browsers ` +
@@ -100,9 +186,8 @@ export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): 
     const names = { allowedHeaders, exposedHeaders, allowedMethods };
     for (const field of ['allowedHeaders', 'exposedHeaders', 'allowedMethods'] as const) {
       if (names[field]?.includes('*')) {
-        throw new CorsOptionsError(
+        problems.report(
           'CORS_WILDCARD_WITH_CREDENTIALS',
-          source,
           field,
           '*',
           `together with allowCredentials: true is read by browsers as a ${field === 'allowedMethods' ? 'method' : 'header'} literally named '*'`,
@@ -111,7 +196,7 @@ export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): 
       }
     }
     if (options.origin === true) {
-      context.logger.warn(
+      warn(
         `${source}: CorsOptions.origin = true with allowCredentials: true lets every web site read your users' data with their cookies. List the ` +
           `trusted origins instead.`,
       );
@@ -119,27 +204,25 @@ export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): 
     // Said whatever else is said of the same RegExp (anchoring, dots): this is what it costs.
     const strangers = strangersGranted(options.origin);
     if (strangers !== undefined) {
-      context.logger.warn(
+      warn(
         `${source}: CorsOptions.origin: ${strangers}, with allowCredentials: true, so those sites can read your users' data with their ` +
           `cookies. Match your own origins only, e.g. /^https:\\/\\/your-app\\.example\\.com$/, or list them.`,
       );
     }
   }
 
-  const maxAge = checkWholeNumber(options.maxAge, 'maxAge', source, 0, Number.MAX_SAFE_INTEGER, {
+  const maxAge = checkWholeNumber(options.maxAge, 'maxAge', problems, 0, Number.MAX_SAFE_INTEGER, {
     problem: 'is not a whole number of seconds >= 0',
     fix: 'use e.g. 600 (ten minutes); browsers cap it (Chromium at 7200)',
   });
-  if (maxAge !== undefined) {
-    if (maxAge > BROWSER_MAX_AGE) {
-      context.logger.warn(
-        `${source}: CorsOptions.maxAge = ${maxAge} is above what Chromium honours (${BROWSER_MAX_AGE} s; Firefox: 86400 s); browsers will cache ` +
-          `preflights for less.`,
-      );
-    }
+  if (maxAge !== undefined && maxAge > BROWSER_MAX_AGE) {
+    warn(
+      `${source}: CorsOptions.maxAge = ${maxAge} is above what Chromium honours (${BROWSER_MAX_AGE} s; Firefox: 86400 s); browsers will cache ` +
+        `preflights for less.`,
+    );
   }
 
-  const status = checkWholeNumber(options.optionsSuccessStatus, 'optionsSuccessStatus', source, 200, 299, {
+  const status = checkWholeNumber(options.optionsSuccessStatus, 'optionsSuccessStatus', problems, 200, 299, {
     problem: 'is not a success status (200-299)',
     fix: 'use 204 (the default), or 200 for clients that mishandle 204',
   });
@@ -151,42 +234,27 @@ export function compilePolicy(options: AnyCorsOptions, context: PolicyContext): 
     exposedHeaders,
     allowCredentials,
     maxAge: maxAge === undefined ? undefined : String(maxAge),
-    allowPrivateNetwork: checkBoolean(options.allowPrivateNetwork, 'allowPrivateNetwork', source),
-    preflightContinue: checkBoolean(options.preflightContinue, 'preflightContinue', source),
+    allowPrivateNetwork: checkBoolean(options.allowPrivateNetwork, 'allowPrivateNetwork', problems),
+    preflightContinue: checkBoolean(options.preflightContinue, 'preflightContinue', problems),
     optionsSuccessStatus: status ?? 204,
   });
 }
 
-/**
- * A user's options object, as createCors() or CorsModule.withOpts() receive it: checked, copied
- * (so that later changes to the caller's object change nothing) and compiled.
- */
-export function compileUserOptions(options: unknown, context: PolicyContext): { options: AnyCorsOptions; policy: CorsPolicy } {
-  checkOptionsObject(options, context.source);
-  const copy = mergeCorsOptions(options, undefined);
-  return { options: copy, policy: compilePolicy(copy, context) };
-}
-
-/** An options object as given by a user: an object with known fields only (typos such as `orgin` are refused). */
-export function checkOptionsObject(options: unknown, source: string): asserts options is AnyCorsOptions {
-  checkObject(options, '(options)', source, "pass an object such as { origin: 'https://app.example.com' }, or nothing for the defaults");
+/** Whether `options` is an object; each field that is no CORS option is reported. */
+function isOptionsObject(options: unknown, problems: OptionProblems): options is AnyCorsOptions {
+  if (!isObject(options, '(options)', problems, "pass an object such as { origin: 'https://app.example.com' }, or nothing for the defaults")) return false;
   for (const field of Object.keys(options)) {
     if (!(CORS_OPTION_FIELDS as readonly string[]).includes(field)) {
       const value = (options as Record<string, unknown>)[field];
       const ours = Object.hasOwn(OTHER_PACKAGES_NAMES, field) ? OTHER_PACKAGES_NAMES[field] : undefined;
       if (ours !== undefined) {
-        throw new CorsOptionsError(
-          'CORS_OPTION_OF_ANOTHER_PACKAGE',
-          source,
-          field,
-          value,
-          `is ${ours.from}'s name for ${ours.field}`,
-          othersFix(ours.field, value),
-        );
+        problems.report('CORS_OPTION_OF_ANOTHER_PACKAGE', field, value, `is ${ours.from}'s name for ${ours.field}`, othersFix(ours.field, value));
+      } else {
+        problems.report('CORS_UNKNOWN_OPTION', field, value, ...unknownOptionMistake(field, value));
       }
-      throw new CorsOptionsError('CORS_UNKNOWN_OPTION', source, field, value, ...unknownOptionMistake(field, value));
     }
   }
+  return true;
 }
 
 /** The response headers that users write as options, and the option that sets each. */
@@ -222,56 +290,62 @@ function unknownOptionMistake(field: string, value: unknown): [problem: string, 
   ];
 }
 
-function checkObject(value: unknown, field: string, source: string, fix: string): asserts value is object {
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new CorsOptionsError('CORS_OPTIONS_NOT_OBJECT', source, field, value, 'is not an object', fix);
+function isObject(value: unknown, field: string, problems: OptionProblems, fix: string): value is object {
+  const object = value !== null && typeof value === 'object' && !Array.isArray(value);
+  if (!object) problems.report('CORS_OPTIONS_NOT_OBJECT', field, value, 'is not an object', fix);
+  return object;
 }
 
 /** `originCache`: for an origin function only, with a size and a time-to-live in range. */
-function checkOriginCache(options: AnyCorsOptions, source: string): OriginCacheOptions | undefined {
+function checkOriginCache(options: AnyCorsOptions, problems: OptionProblems): OriginCacheOptions | undefined {
   const cache: unknown = options.originCache;
   if (cache === undefined) return undefined;
   if (typeof options.origin !== 'function') {
-    throw new CorsOptionsError(
+    problems.report(
       'CORS_ORIGIN_CACHE_WITHOUT_FUNCTION',
-      source,
       'originCache',
       cache,
       'keeps the answers of an origin function, and origin is not one',
       'leave originCache out; lists, patterns and RegExps are matched in memory already',
     );
+    return undefined;
   }
-  checkObject(cache, 'originCache', source, 'use e.g. { max: 1000, ttl: 60000 }: at most 1,000 origins, each kept a minute');
+  if (!isObject(cache, 'originCache', problems, 'use e.g. { max: 1000, ttl: 60000 }: at most 1,000 origins, each kept a minute')) return undefined;
   const { max, ttl } = cache as Record<string, unknown>;
   return {
-    max: checkWholeNumber(max, 'originCache.max', source, 1, 1_000_000, { problem: 'is not a whole number from 1 to 1000000', fix: 'use e.g. 1000' }) ?? 1000,
+    max: checkWholeNumber(max, 'originCache.max', problems, 1, 1_000_000, { problem: 'is not a whole number from 1 to 1000000', fix: 'use e.g. 1000' }) ?? 1000,
     ttl:
-      checkWholeNumber(ttl, 'originCache.ttl', source, 1, 86_400_000, {
+      checkWholeNumber(ttl, 'originCache.ttl', problems, 1, 86_400_000, {
         problem: 'is not a whole number of milliseconds from 1 to 86400000',
         fix: 'use e.g. 60000 (a minute)',
       }) ?? 60_000,
   };
 }
 
-/** `undefined`, or a whole number from `min` to `max`; anything else throws with `message`. */
+/** `undefined`, or a whole number from `min` to `max`; anything else is reported with `message`, and read as `undefined`. */
 function checkWholeNumber(
   value: unknown,
   field: string,
-  source: string,
+  problems: OptionProblems,
   min: number,
   max: number,
   message: { problem: string; fix: string },
 ): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new CorsOptionsError('CORS_INVALID_NUMBER', source, field, value, message.problem, message.fix);
+    problems.report('CORS_INVALID_NUMBER', field, value, message.problem, message.fix);
+    return undefined;
   }
   return value;
 }
 
-function checkBoolean(value: unknown, field: string, source: string): boolean {
+/** A boolean option, `false` when left out; anything else is reported, and read as `false`. */
+function checkBoolean(value: unknown, field: string, problems: OptionProblems): boolean {
   if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw new CorsOptionsError('CORS_INVALID_BOOLEAN', source, field, value, 'is not a boolean', `use true or false`);
+  if (typeof value !== 'boolean') {
+    problems.report('CORS_INVALID_BOOLEAN', field, value, 'is not a boolean', `use true or false`);
+    return false;
+  }
   return value;
 }
 
@@ -292,26 +366,33 @@ const NAMES_OF: Readonly<Record<NamesField, { kind: string; example: readonly st
   allowedMethods: { kind: 'method', example: ['GET', 'POST'] },
 };
 
-/** `'*'` or an array of tokens; returns a copy (the caller's array is never kept or mutated). */
-function checkNames(value: unknown, field: NamesField, source: string): readonly string[] | undefined {
+/**
+ * `'*'` or an array of tokens; returns a copy (the caller's array is never kept or mutated) of
+ * the names that passed, every bad element reported. A list that is no list is reported, and read
+ * as `undefined`.
+ */
+function checkNames(value: unknown, field: NamesField, problems: OptionProblems): readonly string[] | undefined {
   if (value === undefined) return undefined;
   if (value === '*') return ['*'];
   if (!Array.isArray(value)) {
     const { problem, fix } = typeof value === 'string' ? namesStringMistake(value, field) : notAList(field);
-    throw new CorsOptionsError('CORS_INVALID_NAME_LIST', source, field, value, problem, fix);
+    problems.report('CORS_INVALID_NAME_LIST', field, value, problem, fix);
+    return undefined;
   }
+  const names = new Set<string>();
   value.forEach((name: unknown, index) => {
     const element = `${field}[${index}]`;
     if (typeof name !== 'string' || !isHttpToken(name)) {
       const token = "is not an HTTP token (RFC 9110: letters, digits and !#$%&'*+-.^_`|~, no spaces or commas)";
-      throw new CorsOptionsError('CORS_INVALID_NAME', source, element, name, token, nameElementFix(name, field));
-    }
-    if (name === '*' && value.length > 1) {
+      problems.report('CORS_INVALID_NAME', element, name, token, nameElementFix(name, field));
+    } else if (name === '*' && value.length > 1) {
       const problem = "in a list means nothing: '*' alone already stands for every name";
-      throw new CorsOptionsError('CORS_WILDCARD_IN_LIST', source, element, name, problem, `use ${field}: '*' alone, or list the names`);
+      problems.report('CORS_WILDCARD_IN_LIST', element, name, problem, `use ${field}: '*' alone, or list the names`);
+    } else {
+      names.add(name);
     }
   });
-  return [...new Set<string>(value)];
+  return [...names];
 }
 
 function notAList(field: NamesField): { problem: string; fix: string } {
