@@ -1,9 +1,12 @@
 // Writes src/cors/README.md, the README the @lib/cors tarball ships, from the guides in docs/:
 // one source for each text, and a shipped README complete for the package. Links between the
 // included guides become links within the README; links to files the tarball does not hold
-// become plain text, so every relative link in the tarball resolves. `--check` exits 1 when the
-// committed README differs from what this would write (test/packaging/readmes.test.ts runs it).
-import { readFileSync, writeFileSync } from 'node:fs';
+// become plain text, so every relative link in the tarball resolves. Also writes
+// src/cors/docs/errors.md, a copy of docs/errors.md at the same path from the package's folder
+// as from the repository's, since explain() and cors-check link its sections by that path.
+// `--check` exits 1 when a committed file differs from what this would write
+// (test/packaging/readmes.test.ts runs it).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);
 const read = (path) => readFileSync(new URL(path, root), 'utf8');
@@ -46,28 +49,56 @@ function slug(heading) {
     .replace(/ /g, '-');
 }
 
-export function packageReadme() {
+/**
+ * A guide's links to other files as they resolve in the tarball: a guide the README includes
+ * becomes `readme` followed by its anchor (or the link's own fragment), a file the tarball does not
+ * hold becomes plain text. Links within the page and absolute URLs stay.
+ */
+function shippedLinks(text, readme) {
   const anchors = new Map(GUIDES.map((guide) => [guide, slug(read(`docs/${guide}`).split('\n')[0].replace(/^# /, ''))]));
+  return text.replace(/\[([^\]]+)\]\(([^)#\s]+)(#[^)]*)?\)/g, (link, text, target, fragment) => {
+    if (/^[a-z]+:/.test(target)) return link;
+    const anchor = anchors.get(target);
+    return anchor === undefined ? text : `[${text}](${readme}${fragment ?? `#${anchor}`})`;
+  });
+}
+
+export function packageReadme() {
+  // Each guide's headings one level down, under the package's title.
   const parts = GUIDES.map((guide) =>
-    read(`docs/${guide}`)
-      .trimEnd()
-      // Each guide's headings one level down, under the package's title.
-      .replace(/^(#+) /gm, '#$1 ')
-      .replace(/\[([^\]]+)\]\(([^)#\s]+)(#[^)]*)?\)/g, (link, text, target, fragment) => {
-        if (/^[a-z]+:/.test(target)) return link;
-        const anchor = anchors.get(target);
-        return anchor === undefined ? text : `[${text}](${fragment ?? `#${anchor}`})`;
-      }),
+    shippedLinks(
+      read(`docs/${guide}`)
+        .trimEnd()
+        .replace(/^(#+) /gm, '#$1 '),
+      '',
+    ),
   );
   return `${[HEAD.trimEnd(), ...parts].join('\n\n')}\n`;
 }
 
-const target = new URL('src/cors/README.md', root);
-if (process.argv.includes('--check')) {
-  if (readFileSync(target, 'utf8') !== packageReadme()) {
-    console.error('src/cors/README.md is not what docs/ make: run node scripts/package-readme.js');
-    process.exitCode = 1;
+/** docs/errors.md as the tarball ships it, beside the README (src/cors/docs/errors.md). */
+export function packageErrorsPage() {
+  return `${shippedLinks(read('docs/errors.md').trimEnd(), '../README.md')}\n`;
+}
+
+const outputs = [
+  { target: new URL('src/cors/README.md', root), make: packageReadme },
+  { target: new URL('src/cors/docs/errors.md', root), make: packageErrorsPage },
+];
+for (const { target, make } of outputs) {
+  if (process.argv.includes('--check')) {
+    let committed;
+    try {
+      committed = readFileSync(target, 'utf8');
+    } catch {
+      committed = undefined;
+    }
+    if (committed !== make()) {
+      console.error(`${target.pathname.slice(root.pathname.length)} is not what docs/ make: run node scripts/package-readme.js`);
+      process.exitCode = 1;
+    }
+  } else {
+    mkdirSync(new URL('.', target), { recursive: true });
+    writeFileSync(target, make());
   }
-} else {
-  writeFileSync(target, packageReadme());
 }

@@ -1,7 +1,8 @@
 /**
  * The READMEs that ship: each package's tarball holds its README, @lib/cors's is the one
  * scripts/package-readme.js makes from docs/ (never stale), and every relative link in a shipped
- * README resolves inside its tarball. The root README stays a front page: 300 lines or fewer.
+ * README (and in @lib/cors's docs/errors.md) resolves inside its tarball. The root README stays a
+ * front page: 300 lines or fewer.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -51,6 +52,16 @@ t.test('each tarball ships a README whose relative links resolve inside the tarb
       else t.ok(files.has(posix.normalize(path!)), `@lib/${workspace}: ${link} is in the tarball`);
     }
     if (workspace === 'cors') {
+      // explain() and cors-check link the sections of docs/errors.md by that path from the package's folder.
+      t.ok(files.has('docs/errors.md'), '@lib/cors: docs/errors.md is in the tarball');
+      const errorsPage = execFileSync('tar', ['-xzOf', tarball, 'package/docs/errors.md'], { encoding: 'utf8' });
+      const pageAnchors = new Set([...errorsPage.matchAll(/^#+ (.+)$/gm)].map(([, heading]) => slug(heading!)));
+      for (const [, link] of errorsPage.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(link!)) continue;
+        const [path, fragment] = link!.split('#');
+        if (path === '') t.ok(pageAnchors.has(fragment!), `@lib/cors: #${fragment} is a heading of docs/errors.md`);
+        else t.ok(files.has(posix.normalize(posix.join('docs', path!))), `@lib/cors: ${link} from docs/errors.md is in the tarball`);
+      }
       t.ok(links.length > 0, 'the @lib/cors README links within itself');
       for (const part of [
         '@lib/cors/express',

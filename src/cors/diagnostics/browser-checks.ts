@@ -4,20 +4,35 @@
  * engine's own answers and `cors-check` any server's the same way. Nothing here imports `node:`.
  */
 
-/** A stable code per outcome; the README lists them. */
-export type ReasonCode =
-  | 'allowed'
-  | 'not-cors'
-  | 'not-covered'
-  | 'cors-off'
-  | 'origin-not-allowed'
-  | 'origin-mismatch'
-  | 'wildcard-with-credentials'
-  | 'credentials-not-allowed'
-  | 'preflight-status'
-  | 'method-not-allowed'
-  | 'header-not-allowed'
-  | 'preflight-continued';
+/**
+ * A stable code per outcome, each with its section in docs/errors.md (reasonDocs() links it;
+ * test/docs/errors-doc.test.ts pins that the two lists match).
+ */
+export const REASON_CODES = [
+  'allowed',
+  'not-cors',
+  'not-covered',
+  'cors-off',
+  'origin-not-allowed',
+  'origin-mismatch',
+  'wildcard-with-credentials',
+  'credentials-not-allowed',
+  'preflight-status',
+  'method-not-allowed',
+  'header-not-allowed',
+  'preflight-continued',
+] as const;
+
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+/**
+ * The section of docs/errors.md that explains `code`, as a path from the package's folder (the
+ * tarball ships the page there, scripts/package-readme.js copies it) and from the repository's.
+ * GitHub's anchor of a heading that is the code itself is the code.
+ */
+export function reasonDocs(code: ReasonCode): string {
+  return `docs/errors.md#${code}`;
+}
 
 /** An answer as the browser sees it: the status and the headers, names in lower case. */
 export interface SeenAnswer {
