@@ -17,6 +17,8 @@ import { createCors } from '@lib/cors/standalone';
 import { echoApp, serve } from '../helpers/http.js';
 
 const COMMAND = fileURLToPath(new URL('../../../src/cors/dist/diagnostics/cors-check.js', import.meta.url));
+/** The folder of the @lib/cors package, as it is packed. */
+const PACKAGE = fileURLToPath(new URL('../../../src/cors/', import.meta.url));
 
 function corsCheck(...args: string[]): Promise<{ code: number; stdout: string; stderr: string; note: boolean }> {
   return run(COMMAND, ...args);
@@ -68,6 +70,15 @@ t.test('against our middleware: what a browser allows exits 0, what it refuses 1
   const noCredentials = await corsCheck(`${server.origin}/users/7`, '--origin', 'https://app.test', '--credentials');
   t.equal(noCredentials.code, 1);
   t.match(noCredentials.stdout, /refused \[credentials-not-allowed\]/);
+
+  // Each refused verdict is followed by the section of the package's docs/errors.md on its
+  // reason, the one explain() names; an allowed one by nothing.
+  for (const refused of [header, stranger, noCredentials]) {
+    const [, code, page] = /verdict: refused \[([a-z-]+)\]: .*\n {2}docs: (.+)\n/.exec(refused.stdout) ?? [];
+    t.equal(page, join(PACKAGE, `docs/errors.md#${code}`), `${code}: the shipped page, from the package's folder`);
+    t.match(readFileSync(join(PACKAGE, 'docs/errors.md'), 'utf8'), new RegExp(`^### ${code}$`, 'm'), `${code}: a section of its own`);
+  }
+  t.notMatch(simple.stdout + put.stdout + login.stdout, /docs:/);
 });
 
 t.test("against express + cors with origin '*' and credentials: true, --credentials is flagged", async (t) => {

@@ -181,6 +181,8 @@ for (const [entry, make] of [
     for (const row of ROWS) {
       const explanation = await explain(row.request, row.credentials ?? false);
       t.match(explanation, row.expect, row.name);
+      // The same link cors-check prints: the section of docs/errors.md named after the reason.
+      t.equal(explanation.docs, `docs/errors.md#${explanation.reason}`, `${row.name}: docs`);
     }
     const codes = new Set(ROWS.map((row) => row.expect.reason).filter((code) => code !== undefined));
     t.same(

@@ -5,7 +5,8 @@
  *
  * Sends what a browser would send for a fetch() from a page on <origin> (the preflight when the
  * request needs one, then the request), applies the Fetch standard's checks to the answers
- * (browser-checks.ts, the same code explain() uses), and prints each step with its verdict.
+ * (browser-checks.ts, the same code explain() uses), and prints each step with its verdict and,
+ * for a refusal, the section of docs/errors.md on its reason (the one explain() names).
  * Works against any server. Exit 0: a browser lets the page read the answer; 1: it does not;
  * 2: a usage or network error.
  */
@@ -13,7 +14,17 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 
-import { corsCheck, needsPreflight, normalizeMethod, preflightCheck, unsafeHeaderNames, type CheckFailure, type SeenAnswer } from './browser-checks.js';
+import {
+  corsCheck,
+  needsPreflight,
+  normalizeMethod,
+  preflightCheck,
+  reasonDocs,
+  unsafeHeaderNames,
+  type CheckFailure,
+  type ReasonCode,
+  type SeenAnswer,
+} from './browser-checks.js';
 
 const USAGE = "usage: cors-check <url> --origin <origin> [--method M] [--header 'Name: value']... [--credentials]";
 
@@ -21,7 +32,8 @@ const HELP = `${USAGE}
 
 Sends what a browser would send for a fetch() from a page on <origin> to <url>: the preflight
 when the request needs one, then the request. Prints each answer's CORS headers and whether the
-browser would let the page read it, with the reason when it would not.
+browser would let the page read it, with the reason when it would not and the section of the
+package's docs/errors.md that explains that reason and its fix.
 
   --origin <origin>        the page's origin, e.g. https://app.example.com (required)
   --method <method>        the request's method (default GET)
@@ -34,19 +46,26 @@ Exit status: 0 when the browser lets the page read the answer, 1 when it does no
 or network error.`;
 
 /**
- * The version of the package this file ships in: its package.json, found by going up from this
- * file (dist/diagnostics/cors-check.js in the package, wherever it is installed).
+ * The folder and version of the package this file ships in: its package.json, found by going up
+ * from this file (dist/diagnostics/cors-check.js in the package, wherever it is installed).
  */
-function packageVersion(): string {
+function ownPackage(): { folder: string; version: string } | undefined {
   for (let up = '../'; up.length <= 15; up += '../') {
     try {
-      const manifest = JSON.parse(readFileSync(join(__dirname, up, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-      if (manifest.name === '@lib/cors' && typeof manifest.version === 'string') return manifest.version;
+      const folder = join(__dirname, up);
+      const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      if (manifest.name === '@lib/cors' && typeof manifest.version === 'string') return { folder, version: manifest.version };
     } catch {
       // no package.json at this level, or not ours: one level up
     }
   }
-  return 'unknown';
+  return undefined;
+}
+
+/** Where a refusal is explained: the package's own copy of docs/errors.md, a path the user can open; the same section explain() names. */
+function docsOf(code: ReasonCode): string {
+  const folder = ownPackage()?.folder;
+  return folder === undefined ? reasonDocs(code) : join(folder, reasonDocs(code));
 }
 
 interface Check {
@@ -132,13 +151,18 @@ function report(step: string, method: string, url: URL, answer: SeenAnswer, fail
   for (const [name, value] of Object.entries(answer.headers)) {
     if (name.startsWith('access-control-') || name === 'vary') console.log(`  ${name}: ${value}`);
   }
-  console.log(failure === undefined ? '  verdict: allowed' : `  verdict: refused [${failure.code}]: ${failure.detail}`);
+  if (failure === undefined) {
+    console.log('  verdict: allowed');
+  } else {
+    console.log(`  verdict: refused [${failure.code}]: ${failure.detail}`);
+    console.log(`  docs: ${docsOf(failure.code)}`);
+  }
 }
 
 async function main(args: readonly string[]): Promise<number> {
   const asked = infoAsked(args);
   if (asked !== undefined) {
-    console.log(asked === 'help' ? HELP : packageVersion());
+    console.log(asked === 'help' ? HELP : (ownPackage()?.version ?? 'unknown'));
     return 0;
   }
   let check: Check;

@@ -6,7 +6,7 @@ import type { CorsCore } from '../core/cors-core.js';
 import { classify, decide, type Decision, type RequestKind } from '../core/decision.js';
 import { isWellFormedOrigin } from '../core/http-grammar.js';
 import type { PathTable } from '../core/path-table.js';
-import { corsCheck, preflightCheck, splitList, type CheckFailure, type ReasonCode } from './browser-checks.js';
+import { corsCheck, preflightCheck, reasonDocs, splitList, type CheckFailure, type ReasonCode } from './browser-checks.js';
 
 /** A request to explain: `{ method, url, headers }`, or an IncomingMessage. */
 export interface ExplainRequest {
@@ -27,6 +27,12 @@ export interface Explanation {
   /** The browser's verdict: the page may go on (preflight) or read the answer. */
   readonly allowed: boolean;
   readonly reason: ReasonCode;
+  /**
+   * The section of docs/errors.md on `reason`: what triggers it, an example, the fix. A path from
+   * the package's folder (node_modules/@lib/cors, which ships the page) and from the repository's:
+   * `docs/errors.md#method-not-allowed`.
+   */
+  readonly docs: string;
   /** The method whose policy decided (a preflight's requested method; OPTIONS for rows 1 and 2); `undefined` off the covered paths. */
   readonly method: string | undefined;
   /** The option to change for a refusal (`origin`, `allowCredentials`, `allowedMethods`, `allowedHeaders`, `route()`), else `undefined`. */
@@ -52,11 +58,13 @@ export function explainUncovered(request: ExplainRequest): Explanation {
     origin === undefined
       ? `${path} is not covered, and the request has no Origin: no CORS check applies.`
       : `${path} is not covered, so the engine adds nothing and the application's own answer decides: cover it with route() or mirror(), or register no route to cover every path.`;
+  const reason = origin === undefined ? 'not-cors' : 'not-covered';
   return {
     covered: false,
     kind: kindOf(classify(request.method ?? 'GET', origin, headers['access-control-request-method'] !== undefined), origin),
     allowed: origin === undefined,
-    reason: origin === undefined ? 'not-cors' : 'not-covered',
+    reason,
+    docs: reasonDocs(reason),
     method: undefined,
     option: origin === undefined ? undefined : 'route()',
     message: message + noteOf(headers),
@@ -81,6 +89,7 @@ export function explainDecision(decision: Decision, answer: Answer, request: Exp
       ...base,
       allowed: true,
       reason: 'not-cors',
+      docs: reasonDocs('not-cors'),
       option: undefined,
       message: `No Origin: not a CORS request, so the browser applies no CORS check to ${route}.${note}`,
     };
@@ -104,6 +113,7 @@ export function explainDecision(decision: Decision, answer: Answer, request: Exp
         ...base,
         allowed: true,
         reason: 'preflight-continued',
+        docs: reasonDocs('preflight-continued'),
         option: undefined,
         message: `preflightContinue is set for ${route}: the grant is set, and the application's answer must be a 2xx.${note}`,
       };
@@ -112,12 +122,13 @@ export function explainDecision(decision: Decision, answer: Answer, request: Exp
       ...base,
       allowed: true,
       reason: 'allowed',
+      docs: reasonDocs('allowed'),
       option: undefined,
       message: `${origin} may ${decision.kind === 'preflight' ? `send ${requestedMethod} to` : 'read the answers of'} ${route}.${note}`,
     };
   }
   const refusal = describe(failure, decision, requestedMethod);
-  return { ...base, allowed: false, ...refusal, message: refusal.message + note };
+  return { ...base, allowed: false, ...refusal, docs: reasonDocs(refusal.reason), message: refusal.message + note };
 }
 
 /** The route as a message names it: with the method whose policy decided, where the path has several (rule E). */
