@@ -141,9 +141,46 @@ t.test("a route's options: every problem, named after the route", async (t) => {
   }
   t.type(thrown, CorsOptionsError);
   const error = thrown as CorsOptionsError;
-  t.same(codesAndPaths(error), ['CORS_INVALID_ORIGIN origin[1]', 'CORS_WILDCARD_IN_LIST origin[2]', 'CORS_INVALID_NUMBER maxAge']);
+  t.same(codesAndPaths(error), [
+    'CORS_INVALID_ORIGIN routes["GET /login"].origin[1]',
+    'CORS_WILDCARD_IN_LIST routes["GET /login"].origin[2]',
+    'CORS_INVALID_NUMBER routes["GET /login"].maxAge',
+  ]);
+  t.same(
+    error.errors.map((problem) => problem.field),
+    ['origin[1]', 'origin[2]', 'maxAge'],
+    'the field, within the route',
+  );
   t.equal(error.source, 'route GET /login');
   t.match(error.message, /^route GET \/login: 3 problems in the CORS options:\n {2}1\. route GET \/login: CorsOptions\.origin\[1\] = "b\.example"/);
+});
+
+t.test('reconfigure(): one error for the new options and every route merged over them, nothing changed', async (t) => {
+  const cors = createCors({ origin: ['https://a.example', 'https://b.example'] }, { logger: quiet })
+    .route('POST', '/login', { allowCredentials: true })
+    .route('GET', '/feed', { allowedHeaders: ['X-A'] })
+    .route('PUT', '/account', { allowCredentials: true, exposedHeaders: ['X-B'] });
+  const before = cors.options();
+  let thrown: unknown;
+  try {
+    cors.reconfigure({ origin: '*', maxAge: 'ten' as never });
+  } catch (error) {
+    thrown = error;
+  }
+  t.type(thrown, CorsOptionsError);
+  t.same(codesAndPaths(thrown as CorsOptionsError), ['CORS_INVALID_NUMBER maxAge'], 'a bad base: its own problems (routes cannot be merged over it)');
+  try {
+    cors.reconfigure({ origin: '*' });
+  } catch (error) {
+    thrown = error;
+  }
+  t.same(
+    codesAndPaths(thrown as CorsOptionsError),
+    ['CORS_WILDCARD_WITH_CREDENTIALS routes["POST /login"].origin', 'CORS_WILDCARD_WITH_CREDENTIALS routes["PUT /account"].origin'],
+    'every route the new options break',
+  );
+  t.match((thrown as Error).message, /^createCors\(\)\.reconfigure\(\): 2 problems in the CORS options:/);
+  t.same(cors.options(), before, 'nothing changed');
 });
 
 t.test('a path prefix puts the route before each path, and leaves the field and the message as they are', async (t) => {

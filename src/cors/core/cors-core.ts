@@ -1,10 +1,10 @@
 /** The engine every entry point shares: the options, the covered routes and the sealed lookup, swapped whole on reconfigure(); it neither decides a request nor writes a response. */
 import { publishConfiguration } from '../diagnostics/channels.js';
-import { CorsOptionsError, RouteRegistrationError } from './errors.js';
+import { type CorsOptionProblem, CorsOptionsError, RouteRegistrationError } from './errors.js';
 import { LineLimit } from './line-limit.js';
 import { mergeCorsOptions, normalisedOptions, sameOptions, type AnyCorsOptions, type CorsLogger } from './options.js';
 import type { PathTable } from './path-table.js';
-import { checkOptionsObject, compilePolicy, compileUserOptions, type CorsPolicy } from './policy.js';
+import { checkOptionsObject, compilePolicy, compileUserOptions, type CorsPolicy, routePathPrefix } from './policy.js';
 import { RouteTree, type MirrorableRouter, type PathLookup, type PathMatching } from './route-tree.js';
 
 /** How a route() registration is named in errors: `route GET,POST /users`. */
@@ -110,25 +110,27 @@ class Configuration {
   /** The table `registration` decides with in this configuration. */
   add(registration: Registration): PathTable {
     const { methods, path, label, elsewhere } = registration;
-    const route = this.#routeOptions(registration.options, label);
+    const route = this.#routeOptions(registration.options, label, methods, path);
     return elsewhere === undefined
       ? this.tree.add(methods, path, route.options, route.policy, label)
       : this.tree.addMatchedElsewhere(elsewhere, methods, path, route.options, route.policy, label);
   }
 
   /** A route's whole options and their policy. */
-  #routeOptions(options: RouteOptionsSource, label: string): { options: AnyCorsOptions; policy: CorsPolicy } {
+  #routeOptions(options: RouteOptionsSource, label: string, methods: readonly string[], path: string): { options: AnyCorsOptions; policy: CorsPolicy } {
     if (options === undefined) return { options: this.options, policy: this.policy };
+    // Problems are named by where they are: routes["GET /login"].origin[2].
+    const pathPrefix = routePathPrefix(methods, path);
     let merged: AnyCorsOptions;
     if (typeof options === 'function') {
       merged = options(this.options);
     } else {
-      checkOptionsObject(options, label);
+      checkOptionsObject(options, label, pathPrefix);
       merged = mergeCorsOptions(this.options, options);
     }
     const known = this.#routePolicies.find((entry) => sameOptions(entry.options, merged));
     if (known !== undefined) return known;
-    const policy = compilePolicy(merged, { source: label, logger: this.#logger });
+    const policy = compilePolicy(merged, { source: label, logger: this.#logger, pathPrefix });
     this.#routePolicies.push({ options: merged, policy });
     return { options: merged, policy };
   }
@@ -220,16 +222,17 @@ export class CorsCore {
   reconfigure(options: AnyCorsOptions): void {
     const next = new Configuration(options, this.#configuration.tree.matching, `${this.source}.reconfigure()`, this.logger);
     const tables: PathTable[] = [];
-    const problems: CorsOptionsError[] = [];
+    // Every route is checked, so that one error lists every problem of the new options.
+    const problems: CorsOptionProblem[] = [];
     for (const registration of this.#registrations) {
       try {
         tables.push(next.add(registration));
       } catch (error) {
         if (!(error instanceof CorsOptionsError)) throw error;
-        problems.push(error);
+        problems.push(...error.errors);
       }
     }
-    if (problems.length > 0) throw problems[0];
+    if (problems.length > 0) throw CorsOptionsError.of(`${this.source}.reconfigure()`, problems);
     const lookup = this.#lookup === undefined ? undefined : next.tree.seal(next.policy);
     // The swap: nothing below can throw, and no request runs in between.
     this.#configuration = next;

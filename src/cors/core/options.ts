@@ -109,6 +109,9 @@ export type AnyCorsOptions = CorsOptions<never>;
 /** How long an async origin function may take by default: long enough for a database, short enough for a preflight. */
 export const DEFAULT_ORIGIN_TIMEOUT = 5000;
 
+/** originCache's fields when left out: 1,000 origins, each kept a minute. */
+export const DEFAULT_ORIGIN_CACHE: Readonly<OriginCacheOptions> = Object.freeze({ max: 1000, ttl: 60_000 });
+
 /**
  * Validated options as `options()` reads them back: every field with a default value filled in,
  * name lists without repeats, frozen. Fields whose default is derived (`allowedMethods`: the
@@ -132,7 +135,10 @@ export function normalisedOptions<Req>(options: CorsOptions<Req>): CorsOptions<R
     normalised.originTimeout = options.originTimeout ?? DEFAULT_ORIGIN_TIMEOUT;
     // checkOriginCache()'s defaults, for a cache given without them.
     if (options.originCache !== undefined)
-      normalised.originCache = Object.freeze({ max: options.originCache.max ?? 1000, ttl: options.originCache.ttl ?? 60_000 });
+      normalised.originCache = Object.freeze({
+        max: options.originCache.max ?? DEFAULT_ORIGIN_CACHE.max,
+        ttl: options.originCache.ttl ?? DEFAULT_ORIGIN_CACHE.ttl,
+      });
   }
   if (Array.isArray(normalised.origin)) normalised.origin = Object.freeze([...normalised.origin]);
   return Object.freeze(normalised) as CorsOptions<Req>;

@@ -6,7 +6,15 @@ import { codeLiteral, CorsOptionsError, OptionProblems, type CorsOptionProblem }
 import { isHttpToken } from './http-grammar.js';
 import { faultReporter } from './line-limit.js';
 import { compileOriginMatcher, type OriginMatcher, strangersGranted } from './origin-matcher.js';
-import { CORS_OPTION_FIELDS, mergeCorsOptions, type AnyCorsOptions, type CorsLogger, type OriginCacheOptions } from './options.js';
+import {
+  CORS_OPTION_FIELDS,
+  DEFAULT_ORIGIN_CACHE,
+  DEFAULT_ORIGIN_TIMEOUT,
+  mergeCorsOptions,
+  type AnyCorsOptions,
+  type CorsLogger,
+  type OriginCacheOptions,
+} from './options.js';
 
 /**
  * Validated options, copied: what the per-path tables are built from (path-table.ts joins the
@@ -27,9 +35,6 @@ export interface CorsPolicy {
   readonly preflightContinue: boolean;
   readonly optionsSuccessStatus: number;
 }
-
-/** How long an async origin function may take: long enough for a database, short enough for a preflight. */
-const DEFAULT_ORIGIN_TIMEOUT = 5000;
 
 /** Chromium's cap on `Access-Control-Max-Age`; Firefox caps at 86400. */
 const BROWSER_MAX_AGE = 7200;
@@ -313,12 +318,14 @@ function checkOriginCache(options: AnyCorsOptions, problems: OptionProblems): Or
   if (!isObject(cache, 'originCache', problems, 'use e.g. { max: 1000, ttl: 60000 }: at most 1,000 origins, each kept a minute')) return undefined;
   const { max, ttl } = cache as Record<string, unknown>;
   return {
-    max: checkWholeNumber(max, 'originCache.max', problems, 1, 1_000_000, { problem: 'is not a whole number from 1 to 1000000', fix: 'use e.g. 1000' }) ?? 1000,
+    max:
+      checkWholeNumber(max, 'originCache.max', problems, 1, 1_000_000, { problem: 'is not a whole number from 1 to 1000000', fix: 'use e.g. 1000' }) ??
+      DEFAULT_ORIGIN_CACHE.max,
     ttl:
       checkWholeNumber(ttl, 'originCache.ttl', problems, 1, 86_400_000, {
         problem: 'is not a whole number of milliseconds from 1 to 86400000',
         fix: 'use e.g. 60000 (a minute)',
-      }) ?? 60_000,
+      }) ?? DEFAULT_ORIGIN_CACHE.ttl,
   };
 }
 
