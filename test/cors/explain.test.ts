@@ -234,7 +234,7 @@ t.test('debug: one line per refused request, at most 5 a second, then a count of
   t.ok(burst >= 5 && burst <= 5 * Math.ceil(seconds + 1), `${burst} lines for 20 refusals in ${seconds.toFixed(2)} s`);
   t.match(
     warnings[0],
-    /^CORS refused \[origin-not-allowed\] GET \/users\/0 from https:\/\/evil\.test: https:\/\/evil\.test is not allowed by origin for \/users\/:id: add it to origin\.$/,
+    /^CORS refused \[origin-not-allowed\] GET \/users\/0 from https:\/\/evil\.test: https:\/\/evil\.test is not allowed by origin for \/users\/:id: add it to origin\. See docs\/errors\.md#origin-not-allowed$/,
   );
   // Over a second after the burst's last line, a new line carries the count of those not written.
   await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -268,7 +268,7 @@ t.test('debug mode asks the origin function once, with the real request, and log
       warnings,
       debug
         ? [
-            `CORS refused [origin-not-allowed] GET /users/2 from https://evil.test: https://evil.test is not allowed by origin for /users/:id: add it to origin.`,
+            `CORS refused [origin-not-allowed] GET /users/2 from https://evil.test: https://evil.test is not allowed by origin for /users/:id: add it to origin. See docs/errors.md#origin-not-allowed`,
           ]
         : [],
       `debug ${debug}: the one refusal, and only with debug on`,

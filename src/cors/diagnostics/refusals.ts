@@ -10,7 +10,7 @@ export function logRefusal(core: CorsCore, decision: Decision, answer: Answer, r
   const explanation = explainDecision(decision, answer, request);
   if (explanation.allowed) return;
   core.refusals.line(
-    `CORS refused [${explanation.reason}] ${request.method} ${request.url} from ${decision.origin}: ${explanation.message}`,
+    `CORS refused [${explanation.reason}] ${request.method} ${request.url} from ${decision.origin}: ${explanation.message} See ${explanation.docs}`,
     'refused requests',
   );
 }
