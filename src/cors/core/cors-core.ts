@@ -6,6 +6,7 @@ import { mergeCorsOptions, normalisedOptions, sameOptions, type AnyCorsOptions, 
 import type { PathTable } from './path-table.js';
 import { checkOptionsObject, compilePolicy, compileUserOptions, type CorsPolicy, routePathPrefix } from './policy.js';
 import { RouteTree, type MirrorableRouter, type PathLookup, type PathMatching } from './route-tree.js';
+import { type FindingRouter, SHARED_ROUTER_ABOVE, SharedRouter } from './shared-router.js';
 
 /** How a route() registration is named in errors: `route GET,POST /users`. */
 export const routeLabel = (methods: readonly string[], path: string): string => `route ${methods.join(',')} ${path}`;
@@ -68,8 +69,9 @@ export function controlsOf<Options>(core: CorsCore): CorsControls<Options> {
   };
 }
 
-/** One registration, kept to be replayed onto a new configuration by reconfigure(). */
+/** One route registration, kept to be replayed onto a new configuration by reconfigure(). */
 interface Registration {
+  readonly kind: 'route';
   readonly methods: readonly string[];
   readonly path: string;
   readonly options: RouteOptionsSource;
@@ -77,6 +79,13 @@ interface Registration {
   /** For routes matched by their framework (entry/framework-routes.ts): the key of the path as the framework spells it. */
   readonly elsewhere: string | undefined;
   readonly ref: { table: PathTable };
+}
+
+/** A mirror() of a find-my-way router: its routes, each with `options`, read from the router itself. */
+interface MirrorRegistration {
+  readonly kind: 'mirror';
+  readonly router: FindingRouter;
+  readonly options: AnyCorsOptions | undefined;
 }
 
 /**
@@ -87,6 +96,8 @@ class Configuration {
   readonly options: AnyCorsOptions;
   readonly policy: CorsPolicy;
   readonly tree: RouteTree;
+  /** Mirrored routers asked directly (shared-router.ts), while no route of the tree's own shares their paths. */
+  #shared: { registration: MirrorRegistration; router: SharedRouter }[] = [];
   /** Route-level policies already compiled, by the merged options they came from: each distinct set is validated (and warned about) once. */
   readonly #routePolicies: { options: AnyCorsOptions; policy: CorsPolicy }[] = [];
   readonly #logger: CorsLogger;
@@ -109,6 +120,13 @@ class Configuration {
 
   /** The table `registration` decides with in this configuration. */
   add(registration: Registration): PathTable {
+    // A route of its own may share a path with a mirrored one: the mirrored routes are copied
+    // first, so that the tree merges the path's methods (and finds conflicts) as it always does.
+    if (this.#shared.length > 0) {
+      const shared = this.#shared;
+      this.#shared = [];
+      for (const { registration: mirrored } of shared) this.#copy(mirrored);
+    }
     const { methods, path, label, elsewhere } = registration;
     const route = this.#routeOptions(registration.options, label, methods, path);
     return elsewhere === undefined
@@ -116,11 +134,52 @@ class Configuration {
       : this.tree.addMatchedElsewhere(elsewhere, methods, path, route.options, route.policy, label);
   }
 
+  /**
+   * Covers a mirrored router's routes: asked directly where it is large and alone (no copy of a
+   * tree that size: shared-router.ts), else copied into the tree route by route.
+   */
+  mirror(registration: MirrorRegistration, source: string): void {
+    const { router, options } = registration;
+    this.tree.adoptMatching(router, 'mirror()');
+    if (this.tree.isEmpty && router.routes.length > SHARED_ROUTER_ABOVE) {
+      const shared = SharedRouter.share(router, this.#routeOptions(options, source, [], '').policy);
+      if (shared !== undefined) {
+        this.#shared.push({ registration, router: shared });
+        return;
+      }
+    }
+    this.#copy(registration);
+  }
+
+  #copy({ router, options }: MirrorRegistration): void {
+    for (const { method, path } of router.routes) {
+      const label = `mirror() of ${method} ${path}`;
+      this.add({ kind: 'route', methods: [method], path, options, label, elsewhere: undefined, ref: { table: undefined as unknown as PathTable } });
+    }
+  }
+
+  /** The lookup of every covered path, the tree's and the shared routers'. */
+  seal(): PathLookup {
+    const shared = this.#shared.map((entry) => entry.router);
+    if (shared.length === 0) return this.tree.seal(this.policy);
+    const own = this.tree.isEmpty ? undefined : this.tree.seal(this.policy);
+    if (own === undefined && shared.length === 1) return (url, method) => shared[0]!.lookup(url, method);
+    return (url, method) => {
+      const table = own?.(url);
+      if (table !== undefined) return table;
+      for (const router of shared) {
+        const found = router.lookup(url, method);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    };
+  }
+
   /** A route's whole options and their policy. */
   #routeOptions(options: RouteOptionsSource, label: string, methods: readonly string[], path: string): { options: AnyCorsOptions; policy: CorsPolicy } {
     if (options === undefined) return { options: this.options, policy: this.policy };
-    // Problems are named by where they are: routes["GET /login"].origin[2].
-    const pathPrefix = routePathPrefix(methods, path);
+    // Problems are named by where they are: routes["GET /login"].origin[2], or mirror().origin[2].
+    const pathPrefix = methods.length === 0 ? 'mirror().' : routePathPrefix(methods, path);
     let merged: AnyCorsOptions;
     if (typeof options === 'function') {
       merged = options(this.options);
@@ -148,7 +207,7 @@ export class CorsCore {
   /** Refusal lines (debug), bounded per second. */
   readonly refusals: LineLimit;
   #configuration: Configuration;
-  readonly #registrations: Registration[] = [];
+  readonly #registrations: (Registration | MirrorRegistration)[] = [];
   #lookup: PathLookup | undefined;
 
   constructor(options: AnyCorsOptions | undefined, settings: CoreSettings = {}) {
@@ -178,7 +237,7 @@ export class CorsCore {
 
   #register(methods: readonly string[], path: string, options: RouteOptionsSource, label: string, elsewhere: string | undefined): TableRef {
     this.#assertOpen(label, path);
-    const registration: Registration = { methods, path, options, label, elsewhere, ref: { table: undefined as unknown as PathTable } };
+    const registration: Registration = { kind: 'route', methods, path, options, label, elsewhere, ref: { table: undefined as unknown as PathTable } };
     registration.ref.table = this.#configuration.add(registration);
     this.#registrations.push(registration);
     return registration.ref;
@@ -202,8 +261,9 @@ export class CorsCore {
         'call mirror() after the application has registered its routes',
       );
     }
-    this.#configuration.tree.adoptMatching(router, 'mirror()');
-    for (const { method, path } of router.routes) this.route([method], path, options, `mirror() of ${method} ${path}`);
+    const registration: MirrorRegistration = { kind: 'mirror', router: router as FindingRouter, options };
+    this.#configuration.mirror(registration, source);
+    this.#registrations.push(registration);
   }
 
   /** A policy compiled (and warned about) already, for routes whose merged options equal `options`. */
@@ -226,20 +286,20 @@ export class CorsCore {
     const problems: CorsOptionProblem[] = [];
     for (const registration of this.#registrations) {
       try {
-        tables.push(next.add(registration));
+        if (registration.kind === 'mirror') next.mirror(registration, `${this.source}.mirror()`);
+        else tables.push(next.add(registration));
       } catch (error) {
         if (!(error instanceof CorsOptionsError)) throw error;
         problems.push(...error.errors);
       }
     }
     if (problems.length > 0) throw CorsOptionsError.of(`${this.source}.reconfigure()`, problems);
-    const lookup = this.#lookup === undefined ? undefined : next.tree.seal(next.policy);
+    const lookup = this.#lookup === undefined ? undefined : next.seal();
     // The swap: nothing below can throw, and no request runs in between.
     this.#configuration = next;
     if (lookup !== undefined) this.#lookup = lookup;
-    this.#registrations.forEach((registration, index) => {
-      registration.ref.table = tables[index]!;
-    });
+    let index = 0;
+    for (const registration of this.#registrations) if (registration.kind === 'route') registration.ref.table = tables[index++]!;
     publishConfiguration(this, 'reconfigure', next.options);
   }
 
@@ -256,13 +316,16 @@ export class CorsCore {
   /** Closes registration and builds the lookup; the first lookup does it if nobody did before. */
   seal(): void {
     if (this.#lookup !== undefined) return;
-    this.#lookup = this.#configuration.tree.seal(this.#configuration.policy);
+    this.#lookup = this.#configuration.seal();
   }
 
-  /** The table of a URL's path (`/path?query`), or `undefined` off the covered paths. */
-  lookup(pathAndQuery: string): PathTable | undefined {
+  /**
+   * The table of a URL's path (`/path?query`), or `undefined` off the covered paths. `method`, the
+   * request's, lets a shared router find the path's route at its first try.
+   */
+  lookup(pathAndQuery: string, method?: string): PathTable | undefined {
     if (this.#lookup === undefined) this.seal();
-    return this.#lookup!(pathAndQuery);
+    return this.#lookup!(pathAndQuery, method);
   }
 
   /** How many routes are registered (for the configuration channel). */

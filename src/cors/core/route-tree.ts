@@ -44,7 +44,7 @@ interface PathRecord {
   readonly tables: Map<CorsPolicy, PathTable>;
 }
 
-export type PathLookup = (url: string) => PathTable | undefined;
+export type PathLookup = (url: string, method?: string) => PathTable | undefined;
 
 /**
  * The part of a find-my-way router that `mirror()` reads. find-my-way's own typings omit
@@ -96,6 +96,11 @@ export class RouteTree {
 
   constructor(matching: PathMatching = {}) {
     this.#matching = pickMatching(matching);
+  }
+
+  /** No path added yet: sealed so, it covers every path. */
+  get isEmpty(): boolean {
+    return this.#router === undefined;
   }
 
   /** How paths are matched, all settings filled in. */

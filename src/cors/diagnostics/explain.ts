@@ -232,7 +232,7 @@ function lowerCaseHeaders(headers: ExplainRequest['headers']): Record<string, st
  * browser's verdict. Sends nothing.
  */
 export async function explainRequest(core: CorsCore, request: ExplainRequest, options: ExplainOptions = {}): Promise<Explanation> {
-  const table = core.lookup(request.url ?? '/');
+  const table = core.lookup(request.url ?? '/', request.method);
   if (table === undefined) return explainUncovered(request);
   const headers = lowerCaseHeaders(request.headers);
   const read = (_request: ExplainRequest, name: string): string | undefined => headers[name];

@@ -22,7 +22,7 @@ export interface NodeLikeRequest {
 /** The middleware: off the covered paths it calls `next()` and touches nothing. */
 export function nodeMiddleware(core: CorsCore): NodeMiddleware {
   return function corsMiddleware(req, res, next) {
-    const table = core.lookup(req.url ?? '/');
+    const table = core.lookup(req.url ?? '/', req.method);
     if (table === undefined) return next();
     respond(core, table, req, res, next);
   };
