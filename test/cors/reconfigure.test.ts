@@ -323,19 +323,23 @@ const CASES: readonly Case[] = [
     },
   },
   {
-    name: 'bad options throw CorsOptionsError and change no answer, and options() neither',
+    name: 'bad options throw CorsOptionsError and change no answer, and options() neither: as started, and once reconfigured',
     async run(t, served) {
-      const answers = await answersOf(served);
-      const options = await served.options();
-      for (const bad of BAD_OPTIONS) {
-        const error = await served.reconfigure(bad.options).then(
-          () => undefined,
-          (thrown: unknown) => thrown,
-        );
-        t.ok(error instanceof CorsOptionsError, `${bad.name}: throws CorsOptionsError`);
-        t.equal((error as CorsOptionsError).code, bad.code, `${bad.name}: ${bad.code}`);
-        t.same(await answersOf(served), answers, `${bad.name}: every answer, whole, as before`);
-        t.same(await served.options(), options, `${bad.name}: options() as before`);
+      // Both states: CorsModule reads options() from the modules until a first reconfigure().
+      for (const state of ['as started', 'reconfigured to B']) {
+        if (state === 'reconfigured to B') await served.reconfigure(BASE_B);
+        const answers = await answersOf(served);
+        const options = await served.options();
+        for (const bad of BAD_OPTIONS) {
+          const error = await served.reconfigure(bad.options).then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+          t.ok(error instanceof CorsOptionsError, `${state}, ${bad.name}: throws CorsOptionsError`);
+          t.equal((error as CorsOptionsError).code, bad.code, `${state}, ${bad.name}: ${bad.code}`);
+          t.same(await answersOf(served), answers, `${state}, ${bad.name}: every answer, whole, as before`);
+          t.same(await served.options(), options, `${state}, ${bad.name}: options() as before`);
+        }
       }
     },
   },
