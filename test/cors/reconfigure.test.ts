@@ -89,6 +89,8 @@ interface Served {
 
 interface EntryPoint {
   name: string;
+  /** CorsModule: options() leaves allowCredentials out when unset, rule D's to decide (a path whose controller takes CorsService). */
+  unsetCredentialsLeftOut?: boolean;
   serve(base: Options, login: Options): Promise<Served>;
 }
 
@@ -198,6 +200,7 @@ const ENTRY_POINTS: readonly EntryPoint[] = [
   },
   {
     name: 'CorsModule',
+    unsetCredentialsLeftOut: true,
     async serve(base, login) {
       // CorsService is per request: the test's calls run inside a request to /cors-control.
       let job: ((cors: CorsService) => unknown) | undefined;
@@ -345,10 +348,10 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'options() reads back the new options, normalised, and reconfiguring to them changes no answer',
-    async run(t, served) {
+    async run(t, served, entry) {
       await served.reconfigure(BASE_B);
       const options = await served.options();
-      t.same(options, {
+      const expected: Options = {
         origin: ['https://b.test', 'https://b2.test'],
         allowCredentials: false,
         allowPrivateNetwork: false,
@@ -356,7 +359,9 @@ const CASES: readonly Case[] = [
         optionsSuccessStatus: 204,
         maxAge: 600,
         allowedHeaders: ['x-b'],
-      });
+      };
+      if (entry.unsetCredentialsLeftOut) delete expected.allowCredentials;
+      t.same(options, expected);
       const answers = await answersOf(served);
       await served.reconfigure(options as Options);
       t.same(await answersOf(served), answers, 'reconfigure(options()) is no change');
@@ -373,3 +378,47 @@ for (const entry of ENTRY_POINTS) {
     });
   }
 }
+
+t.test(
+  "CorsModule: a path whose controller takes CorsService keeps rule D's credentials over reconfigure() and reconfigure(options()); an explicit false turns them off",
+  async (t) => {
+    let change: ((cors: CorsService) => void) | undefined;
+    @controller()
+    class SessionController {
+      constructor(private readonly cors: CorsService) {}
+      @route('POST', 'session')
+      run() {
+        change?.(this.cors);
+        change = undefined;
+        return 'ok';
+      }
+    }
+    @restRootModule({ imports: [CorsModule.withOpts(BASE_A as CorsOptions)], controllers: [SessionController] })
+    class App {}
+    const server = await serveApplication(App);
+    t.teardown(server.close);
+    const readBack = (cors: CorsService) => cors.reconfigure(cors.options());
+    const steps: { name: string; change?: (cors: CorsService) => void; origin: string; credentials: string | undefined }[] = [
+      { name: 'as started', origin: 'https://a.test', credentials: 'true' },
+      { name: 'reconfigure(options()) before any reconfigure: the module options read back', change: readBack, origin: 'https://a.test', credentials: 'true' },
+      { name: 'reconfigure(B)', change: (cors) => cors.reconfigure(BASE_B as CorsOptions), origin: 'https://b.test', credentials: 'true' },
+      { name: 'reconfigure(options()) after it', change: readBack, origin: 'https://b.test', credentials: 'true' },
+      {
+        name: 'reconfigure() with allowCredentials: false, as withOpts() would have it, turns rule D off',
+        change: (cors) => cors.reconfigure({ ...(BASE_B as CorsOptions), allowCredentials: false }),
+        origin: 'https://b.test',
+        credentials: undefined,
+      },
+      { name: 'options() reads that false back: reconfigure(options()) keeps rule D off', change: readBack, origin: 'https://b.test', credentials: undefined },
+    ];
+    for (const step of steps) {
+      if (step.change !== undefined) {
+        change = step.change;
+        await server.send('POST', '/session');
+      }
+      const answer = await server.send('POST', '/session', { Origin: step.origin });
+      t.equal(answer.headers['access-control-allow-origin'], step.origin, `${step.name}: the origin is granted`);
+      t.equal(answer.headers['access-control-allow-credentials'], step.credentials, `${step.name}: credentials ${step.credentials ?? 'not sent'}`);
+    }
+  },
+);

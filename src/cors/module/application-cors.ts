@@ -20,6 +20,8 @@ export class ApplicationCors {
    * engine's own options, under every route's), where until then each module had its own.
    */
   #reconfigured = false;
+  /** Whether the options reconfigure() gave last set allowCredentials themselves (see options()). */
+  #reconfiguredCredentials = false;
 
   /**
    * A route's whole options from its module's `withOpts()` options, or, once the application has
@@ -41,12 +43,23 @@ export class ApplicationCors {
       this.#reconfigured = before;
       throw error;
     }
+    this.#reconfiguredCredentials = (options as CorsOptions | undefined)?.allowCredentials !== undefined;
   }
 
-  /** CorsService.options(): those reconfigure() gave last, else the first module's `withOpts()` options; normalised. */
+  /**
+   * CorsService.options(): those reconfigure() gave last, else the first module's `withOpts()`
+   * options; normalised, but for allowCredentials, left out where those options leave it unset:
+   * unset, it is rule D's (a path whose controller takes CorsService answers with credentials),
+   * and read back as `false` it would switch rule D off when given back to reconfigure(), so
+   * `reconfigure({ ...cors.options(), origin })` would drop the credentials of the login paths.
+   */
   options(): CorsOptions {
     const core = this.#engine('options');
-    return (this.#reconfigured ? core.options() : normalisedOptions(this.firstModuleOptions ?? {})) as CorsOptions;
+    const options = this.#reconfigured ? core.options() : normalisedOptions(this.firstModuleOptions ?? {});
+    const credentialsSet = this.#reconfigured ? this.#reconfiguredCredentials : this.firstModuleOptions?.allowCredentials !== undefined;
+    if (credentialsSet) return options as CorsOptions;
+    const { allowCredentials: _unset, ...rest } = options;
+    return Object.freeze(rest) as CorsOptions;
   }
 
   #engine(method: string): CorsCore {

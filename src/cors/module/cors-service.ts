@@ -43,7 +43,11 @@ export class CorsService {
     this.application.reconfigure(options);
   }
 
-  /** The options in force, normalised: those reconfigure() gave last, else the first importing module's `withOpts()` options. */
+  /**
+   * The options in force, normalised: those reconfigure() gave last, else the first importing
+   * module's `withOpts()` options. allowCredentials is left out where they leave it unset (rule D
+   * decides it then), so that `reconfigure(options())` changes nothing.
+   */
   options(): CorsOptions {
     return this.application.options();
   }
