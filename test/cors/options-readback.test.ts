@@ -76,3 +76,11 @@ t.test('options() reads the options of the last reconfigure(), not the first', a
   t.throws(() => cors.reconfigure({ maxAge: -1 }));
   t.match(cors.options(), { maxAge: 60 }, 'a refused reconfigure() changes nothing');
 });
+
+t.test('reconfigure() takes no options as no options, not as the defaults', async (t) => {
+  const cors = createCors({ origin: ['https://a.example.com', 'https://b.example.com'] });
+  for (const nothing of [undefined, null]) {
+    t.throws(() => cors.reconfigure(nothing as never), { name: 'CorsOptionsError', code: 'CORS_OPTIONS_NOT_OBJECT' }, String(nothing));
+  }
+  t.same(cors.options().origin, ['https://a.example.com', 'https://b.example.com'], 'still the old options');
+});

@@ -105,7 +105,7 @@ class Configuration {
   constructor(options: unknown, matching: PathMatching | undefined, source: string, logger: CorsLogger) {
     this.#logger = logger;
     // A copy: changing the caller's object later must not change routes registered later.
-    const compiled = compileUserOptions(options ?? {}, { source, logger });
+    const compiled = compileUserOptions(options, { source, logger });
     this.options = compiled.options;
     this.policy = compiled.policy;
     this.tree = new RouteTree(matching);
@@ -215,7 +215,7 @@ export class CorsCore {
     this.source = settings.source ?? 'createCors()';
     this.debug = settings.debug === true;
     this.refusals = new LineLimit((line) => this.logger.warn(line));
-    this.#configuration = new Configuration(options, settings.matching, this.source, this.logger);
+    this.#configuration = new Configuration(options ?? {}, settings.matching, this.source, this.logger);
     publishConfiguration(this, 'configure', this.#configuration.options);
   }
 
@@ -280,6 +280,7 @@ export class CorsCore {
    * configuration it started with.
    */
   reconfigure(options: AnyCorsOptions): void {
+    // No default here: a config service answering nothing must not open the server to every origin.
     const next = new Configuration(options, this.#configuration.tree.matching, `${this.source}.reconfigure()`, this.logger);
     const tables: PathTable[] = [];
     // Every route is checked, so that one error lists every problem of the new options.
