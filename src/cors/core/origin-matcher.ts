@@ -1,9 +1,8 @@
 /** Compiles the `origin` option into one of the four policy kinds, and guards an origin function. */
-import { getPublicSuffix } from 'tldts';
-
 import { codeLiteral, describeValue, type OptionProblems } from './errors.js';
 import { isHostLabels, isWellFormedOrigin } from './http-grammar.js';
 import type { OriginCacheOptions, OriginFunction, OriginOption } from './options.js';
+import { publicSuffixList } from './public-suffixes.js';
 
 /** An origin's verdict; `request` is whatever the entry point hands over, given to an origin function as it is. */
 export type OriginCheck = (origin: string, request: unknown) => boolean | Promise<boolean>;
@@ -272,13 +271,15 @@ export function strangersGranted(value: OriginOption<never> | undefined): string
 
 /** The public suffixes a RegExp's source names (`\.vercel\.app$` names vercel.app and app), longest first. */
 function publicSuffixesIn(source: string): string[] {
+  const list = publicSuffixList();
+  if (list === undefined) return [];
   const names = source.replaceAll('\\.', '.').match(/[a-z0-9-]+(?:\.[a-z0-9-]+)*/gi) ?? [];
   const suffixes = new Set<string>();
   for (const name of names) {
     const labels = name.toLowerCase().split('.');
     for (let i = 0; i < labels.length; i++) {
       const candidate = labels.slice(i).join('.');
-      if (getPublicSuffix(candidate, { allowPrivateDomains: true }) === candidate) suffixes.add(candidate);
+      if (list.isPublicSuffix(candidate)) suffixes.add(candidate);
     }
   }
   return [...suffixes].sort((a, b) => b.length - a.length);
@@ -326,9 +327,8 @@ function compileWildcardPattern(value: string, field: string, context: Context):
   const prefix = value.slice(0, value.indexOf('://') + 3);
   const suffix = value.slice(prefix.length + 1); // ".example.com[:port]"
   const host = suffix.slice(1).replace(/:[0-9]+$/, '');
-  // The Public Suffix List, private section included (github.io, vercel.app), as browsers use it
-  // for cookies: a hand-made list would miss the names added every month.
-  if (getPublicSuffix(host, { allowPrivateDomains: true }) === host) {
+  // The list is loaded here, at the first pattern, and not found in an edge bundle (public-suffixes.ts).
+  if (publicSuffixList()?.isPublicSuffix(host) === true) {
     context.warn(
       `${context.problems.source}: CorsOptions.${field} = ${describeValue(value)} grants every sub-domain of ${host}, a public suffix: anyone can register a ` +
         `name there, so every stranger's site under it is granted. List your own origins instead, e.g. '${prefix}your-app.${host}'.`,
