@@ -1,13 +1,15 @@
 /**
  * `npm run bench`: the timed benchmarks, quick (about 4.5 minutes) or `-- --full` (about 55
  * minutes); `-- --instructions`: instructions per request under callgrind (about 13 minutes);
- * `-- --startup`: start-up and memory as the route table grows (about 6 minutes). Each writes
+ * `-- --startup`: start-up and memory as the route table grows (about 6 minutes); `-- --footprint`:
+ * bundle, cold start and install against find-my-way alone (about a minute). Each writes
  * its own section of bench/RESULTS.md and its chart. Installs the peers first.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+import { measureFootprint } from './footprint.js';
 import { countInstructions } from './instructions.js';
 import { benchDir } from './scenarios.js';
 import { measureStartup } from './startup.js';
@@ -33,4 +35,5 @@ function ensurePeers(): void {
 ensurePeers();
 if (process.argv.includes('--instructions')) await countInstructions();
 else if (process.argv.includes('--startup')) await measureStartup();
+else if (process.argv.includes('--footprint')) await measureFootprint();
 else await timeServers(process.argv.includes('--full'));
