@@ -1,5 +1,5 @@
 // The one policy and application every runtime serves (plain JavaScript: each runtime loads it as
-// it is, Deno and Bun directly, workerd after esbuild bundles it the way workers are deployed).
+// it is, Deno and Bun directly, workerd after wrangler builds it the way workers are deployed).
 import diagnosticsChannel from 'node:diagnostics_channel';
 
 import { createCors, DECISION_CHANNEL } from '@lib/cors/fetch';

@@ -1,4 +1,4 @@
-// A Cloudflare worker (module syntax), bundled by esbuild and served by workerd.
+// A Cloudflare worker (module syntax), built by wrangler and served by workerd.
 import { handle } from './policy.mjs';
 
 export default { fetch: handle };
