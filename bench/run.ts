@@ -2,7 +2,8 @@
  * `npm run bench`: the timed benchmarks, quick (about 4.5 minutes) or `-- --full` (about 55
  * minutes); `-- --instructions`: instructions per request under callgrind (about 13 minutes);
  * `-- --startup`: start-up and memory as the route table grows (about 6 minutes); `-- --footprint`:
- * bundle, cold start and install against find-my-way alone (about a minute). Each writes
+ * bundle, cold start and install against find-my-way alone (about a minute); `-- --reconfigure`:
+ * reconfigure() against building the engine, at 10 to 100,000 routes. Each writes
  * its own section of bench/RESULTS.md and its chart. Installs the peers first.
  */
 import { execFileSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import { measureFootprint } from './footprint.js';
 import { countInstructions } from './instructions.js';
+import { measureReconfigure } from './reconfigure.js';
 import { benchDir } from './scenarios.js';
 import { measureStartup } from './startup.js';
 import { timeServers } from './timed.js';
@@ -36,4 +38,5 @@ ensurePeers();
 if (process.argv.includes('--instructions')) await countInstructions();
 else if (process.argv.includes('--startup')) await measureStartup();
 else if (process.argv.includes('--footprint')) await measureFootprint();
+else if (process.argv.includes('--reconfigure')) await measureReconfigure();
 else await timeServers(process.argv.includes('--full'));
