@@ -3,13 +3,15 @@
  * minutes); `-- --instructions`: instructions per request under callgrind (about 13 minutes);
  * `-- --startup`: start-up and memory as the route table grows (about 6 minutes); `-- --footprint`:
  * bundle, cold start and install against find-my-way alone (about a minute); `-- --reconfigure`:
- * reconfigure() against building the engine, at 10 to 100,000 routes. Each writes
+ * reconfigure() against building the engine, at 10 to 100,000 routes; `-- --channels`:
+ * instructions per request with and without a decision subscriber. Each writes
  * its own section of bench/RESULTS.md and its chart. Installs the peers first.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+import { countChannels } from './channels.js';
 import { measureFootprint } from './footprint.js';
 import { countInstructions } from './instructions.js';
 import { measureReconfigure } from './reconfigure.js';
@@ -39,4 +41,5 @@ if (process.argv.includes('--instructions')) await countInstructions();
 else if (process.argv.includes('--startup')) await measureStartup();
 else if (process.argv.includes('--footprint')) await measureFootprint();
 else if (process.argv.includes('--reconfigure')) await measureReconfigure();
+else if (process.argv.includes('--channels')) await countChannels();
 else await timeServers(process.argv.includes('--full'));

@@ -1,4 +1,6 @@
 /** The table every benchmark mode runs: the servers, the scenarios, and how a correct answer looks. */
+import { pathToFileURL } from 'node:url';
+
 import { ALLOWED_ORIGIN } from './servers/policy.js';
 
 export interface Server {
@@ -125,6 +127,27 @@ export const originLookupTrio: [list: Server, lookup: Server, cached: Server] = 
   withOriginPolicy('lookup', 'an origin function awaiting a lookup', '#ffb300'),
   withOriginPolicy('cached-lookup', 'the same function with originCache', '#ffe082'),
 ];
+
+/**
+ * `--channels`: the standalone server without a subscriber on `lib-cors:decision`, and with a
+ * no-op one; BENCH_BASE, a built clone of another commit, adds that clone's standalone server
+ * (its own build of the library, resolved from its own node_modules).
+ */
+export function channelServers(): { base: Server | undefined; without: Server; with: Server } {
+  const base = process.env.BENCH_BASE?.trim();
+  return {
+    base:
+      base === undefined || base === ''
+        ? undefined
+        : {
+            ...standalone,
+            name: `@lib/cors standalone at ${base}`,
+            entry: new URL('build/bench/servers/standalone.js', pathToFileURL(`${base.replace(/\/$/, '')}/`)),
+          },
+    without: { ...standalone, name: '@lib/cors standalone, no subscriber' },
+    with: { ...standalone, name: '@lib/cors standalone, a no-op subscriber on lib-cors:decision', entry: ours('subscribed') },
+  };
+}
 
 /** `--startup`'s reference: the standalone server's own find-my-way router with the same routes, and no CORS. */
 export const routerAlone: Server = { name: 'find-my-way alone (no CORS)', entry: ours('router'), color: '#bdbdbd' };
