@@ -69,7 +69,10 @@ export function controlsOf<Options>(core: CorsCore): CorsControls<Options> {
   };
 }
 
-/** One route registration, kept to be replayed onto a new configuration by reconfigure(). */
+/**
+ * One route registration, kept to be replayed onto a new configuration by reconfigure(); it is
+ * also the TableRef its entry point keeps (one object a route, not two).
+ */
 interface Registration {
   readonly kind: 'route';
   readonly methods: readonly string[];
@@ -78,7 +81,8 @@ interface Registration {
   readonly label: string;
   /** For routes matched by their framework (entry/framework-routes.ts): the key of the path as the framework spells it. */
   readonly elsewhere: string | undefined;
-  readonly ref: { table: PathTable };
+  /** The table it decides with in the configuration in force. */
+  table: PathTable;
 }
 
 /** A mirror() of a find-my-way router: its routes, each with `options`, read from the router itself. */
@@ -154,7 +158,7 @@ class Configuration {
   #copy({ router, options }: MirrorRegistration): void {
     for (const { method, path } of router.routes) {
       const label = `mirror() of ${method} ${path}`;
-      this.add({ kind: 'route', methods: [method], path, options, label, elsewhere: undefined, ref: { table: undefined as unknown as PathTable } });
+      this.add({ kind: 'route', methods: [method], path, options, label, elsewhere: undefined, table: undefined as unknown as PathTable });
     }
   }
 
@@ -237,10 +241,10 @@ export class CorsCore {
 
   #register(methods: readonly string[], path: string, options: RouteOptionsSource, label: string, elsewhere: string | undefined): TableRef {
     this.#assertOpen(label, path);
-    const registration: Registration = { kind: 'route', methods, path, options, label, elsewhere, ref: { table: undefined as unknown as PathTable } };
-    registration.ref.table = this.#configuration.add(registration);
+    const registration: Registration = { kind: 'route', methods, path, options, label, elsewhere, table: undefined as unknown as PathTable };
+    registration.table = this.#configuration.add(registration);
     this.#registrations.push(registration);
-    return registration.ref;
+    return registration;
   }
 
   /** Covers every route of a find-my-way router, matching paths with that router's own settings. */
@@ -300,7 +304,7 @@ export class CorsCore {
     this.#configuration = next;
     if (lookup !== undefined) this.#lookup = lookup;
     let index = 0;
-    for (const registration of this.#registrations) if (registration.kind === 'route') registration.ref.table = tables[index++]!;
+    for (const registration of this.#registrations) if (registration.kind === 'route') registration.table = tables[index++]!;
     publishConfiguration(this, 'reconfigure', next.options);
   }
 

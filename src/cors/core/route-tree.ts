@@ -204,6 +204,11 @@ export class RouteTree {
    */
   seal(globalPolicy: CorsPolicy): PathLookup {
     for (const record of this.#records.values()) for (const table of record.tables.values()) Object.freeze(table);
+    // What registration needed (each path's methods and options, to merge and to find conflicts)
+    // is dropped: the tables hold all a request reads, and a reconfigure() builds a tree anew.
+    const paths = this.#records.size;
+    this.#records.clear();
+    this.#elsewhere.clear();
     const router = this.#router;
     if (router === undefined) {
       // Methods then come from allowedMethods, unless that is '*' or left out.
@@ -215,7 +220,7 @@ export class RouteTree {
     // serving, and compiling costs about 0.1 ms a path (and overflows the stack near 100,000):
     // past COMPILED_LOOKUP_LIMIT paths, or where code cannot be generated, the tree is walked as
     // find-my-way walks it uncompiled.
-    if (this.#records.size <= COMPILED_LOOKUP_LIMIT && canGenerateCode()) router.compile();
+    if (paths <= COMPILED_LOOKUP_LIMIT && canGenerateCode()) router.compile();
     // Hot path: one tree walk; the store is the table.
     return (url) => {
       const found = router.find(TREE_METHOD, url);

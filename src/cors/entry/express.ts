@@ -15,6 +15,7 @@ import {
   FrameworkRoutes,
   type MaybeMarked,
   markRoute,
+  methodSet,
   pathnameOf,
   ROUTE_OPTIONS,
   RoutesReadOnce,
@@ -166,7 +167,7 @@ function registerRoute(core: CorsCore, route: ExpressRoute, key: string, path: s
     );
     ref = core.routeMatchedElsewhere(key, [method], path, marker?.handle[ROUTE_OPTIONS], `Express route ${method} ${path}`);
   }
-  return { methods: every ? undefined : new Set(methods), ref: ref! };
+  return { methods: every ? undefined : methodSet(methods), ref: ref! };
 }
 
 /**

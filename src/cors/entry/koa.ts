@@ -8,7 +8,16 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { controlsOf, CorsCore, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
-import { type FrameworkRoute, FrameworkRoutes, type MaybeMarked, markRoute, ROUTE_OPTIONS, RoutesReadOnce, routingMethod } from './framework-routes.js';
+import {
+  type FrameworkRoute,
+  FrameworkRoutes,
+  type MaybeMarked,
+  markRoute,
+  methodSet,
+  ROUTE_OPTIONS,
+  RoutesReadOnce,
+  routingMethod,
+} from './framework-routes.js';
 import { answerRequest } from './node.js';
 
 export * from './common-exports.js';
@@ -138,7 +147,7 @@ function registerLayer(core: CorsCore, layer: KoaLayer, key: string): FrameworkR
   for (const method of methods) {
     ref = core.routeMatchedElsewhere(key, [method], layer.path, marker?.[ROUTE_OPTIONS], `Koa route ${method} ${layer.path}`);
   }
-  return { methods: new Set(layer.methods), ref: ref! };
+  return { methods: methodSet(layer.methods), ref: ref! };
 }
 
 /** After the mirror, a route registered on `router` throws where it is declared: it would have no policy. */
