@@ -10,7 +10,7 @@ type V1 = Router.HTTPVersion.V1;
 export interface RouteEntry {
   readonly run: CompiledRoute;
   readonly definition: RouteDefinition;
-  /** Registration rank, the order of `Allow`; a GET route's HEAD twin shares its entry. */
+  /** Registration rank, the order of `Allow` (a GET route answers HEAD too, at its rank). */
   readonly rank: number;
 }
 
