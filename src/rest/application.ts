@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { getModuleDefinition, StartupError, tokenName, type Class } from '@lib/core';
+import { getModuleDefinition, StartupError, tokenName, type Class, type Provider } from '@lib/core';
 
 import { buildModuleTree, type RestModuleNode, type RestModuleTree } from './modules.js';
 import { endWithBody, JSON_TYPE, TEXT } from './request-context.js';
@@ -105,11 +105,14 @@ function initContext(
   from: RestModuleNode,
 ): RestInitContext {
   const source = `init hook of ${from.name}`;
+  // Read once, shared by every route the hook adds (an OPTIONS twin per path, say).
+  let providers: readonly Provider[] | undefined;
   return {
     module: node.moduleClass,
     routes: own,
     addRoute: (method, path, handler) => {
-      const added = hookRoute(tree, node, method, path, handler, source);
+      providers ??= tree.providersAt(node, 'providersPerRou');
+      const added = hookRoute(tree, node, providers, method, path, handler, source);
       own.push(added);
       all.push(added);
     },

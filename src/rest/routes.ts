@@ -49,30 +49,156 @@ export function collectControllerRoutes(tree: RestModuleTree, node: RestModuleNo
     }
     const routes = getRoutes(controllerClass);
     if (routes.length === 0) throw new StartupError(`${tokenName(controllerClass)} (in ${node.name}) has no @route() method.`);
-    return routes.map(({ method, path, propertyKey }) => {
-      const fullPath = joinPath(node.place, path);
-      const label = `route ${method} ${fullPath}`;
-      const providers = [...moduleRouteProviders, ...(options.providersPerRou ?? [])];
-      const injector = new InjectorBlueprint(label, [providers], moduleInjector.blueprint).instantiate(moduleInjector);
-      for (const provider of providers) injector.blueprint.check(providerToken(provider));
-      const requestProviders = [...moduleRequestProviders, ...(options.providersPerReq ?? [])];
-      return {
-        method,
-        path: fullPath,
-        controller: controllerClass,
-        module: node.moduleClass,
-        providers,
-        injector,
-        node,
-        source: `${tokenName(controllerClass)}.${propertyKey}`,
-        compile: () => compileControllerRoute(controllerClass, propertyKey, injector, requestProviders, `request ${method} ${fullPath}`),
-      };
-    });
+    const group = new ControllerRoutes(
+      controllerClass,
+      node,
+      moduleInjector,
+      [...moduleRouteProviders, ...(options.providersPerRou ?? [])],
+      [...moduleRequestProviders, ...(options.providersPerReq ?? [])],
+    );
+    const own = routes.map(({ method, path, propertyKey }) => new ControllerRoute(method, joinPath(node.place, path), group, propertyKey));
+    group.checkRouteLevel(own[0]!);
+    return own;
   });
 }
 
-/** A route an init hook adds, with the importing module's route-level providers. */
-export function hookRoute(tree: RestModuleTree, node: RestModuleNode, method: string, path: string, handler: RouteHandler, source: string): RouteDefinition {
+/**
+ * What the routes of one controller in one module share: their providers, their checks and, where
+ * no route level of their own holds anything, their compiled handlers. At 100,000 routes an
+ * injector, a blueprint and a closure per route cost more than the router itself.
+ */
+class ControllerRoutes {
+  /** Compiled handlers by method name, for routes that need no injector of their own. */
+  readonly #compiled = new Map<string, CompiledRoute>();
+  /** Decided at the first compile: whether each route gets a handler of its own. */
+  #perRoute: boolean | undefined;
+
+  constructor(
+    readonly controller: Class,
+    readonly node: RestModuleNode,
+    readonly moduleInjector: Injector,
+    /** Route-level providers: the module's (and its imports' exports), then the controller's. */
+    readonly providers: readonly Provider[],
+    readonly requestProviders: readonly Provider[],
+  ) {}
+
+  /** A route level with no providers holds no values: its injector is only a label, made when asked for. */
+  get routeLevelEmpty(): boolean {
+    return this.providers.length === 0;
+  }
+
+  /**
+   * Proves the route-level providers resolvable, once for the controller: every route of it has the
+   * same providers under the same module, so `first` fails exactly as any other would.
+   */
+  checkRouteLevel(first: ControllerRoute): void {
+    for (const provider of this.providers) first.injector.blueprint.check(providerToken(provider));
+  }
+
+  compile(route: ControllerRoute): CompiledRoute {
+    if (this.#perRoute === undefined) {
+      // The controller and its request level, proven once, under the first route compiled: the
+      // checks read nothing of the route but its labels, so it fails as any route of it would.
+      checkControllerRoute(this.controller, route.injector, this.requestProviders, requestLabel(route));
+      // A route level with values, or a request injector (whose label names its route), is the
+      // route's own; otherwise the routes of one method share one handler.
+      this.#perRoute = !this.routeLevelEmpty || needsRequestInjector(this.controller, this.requestProviders);
+    }
+    if (this.#perRoute) return compileControllerRoute(this.controller, route.propertyKey, route.injector, this.requestProviders, requestLabel(route));
+    let compiled = this.#compiled.get(route.propertyKey);
+    if (compiled === undefined) {
+      compiled = compileControllerRoute(this.controller, route.propertyKey, route.injector, this.requestProviders, requestLabel(route));
+      this.#compiled.set(route.propertyKey, compiled);
+    }
+    return compiled;
+  }
+}
+
+const requestLabel = (route: RouteInfo): string => `request ${route.method} ${route.path}`;
+
+/** A controller's route: what it has of its own is its method, path and method name; the rest is its controller's. */
+class ControllerRoute implements RouteDefinition {
+  #injector: Injector | undefined;
+
+  constructor(
+    readonly method: HttpMethod,
+    readonly path: string,
+    readonly group: ControllerRoutes,
+    readonly propertyKey: string,
+  ) {}
+
+  get controller(): Class {
+    return this.group.controller;
+  }
+  get node(): RestModuleNode {
+    return this.group.node;
+  }
+  get module(): Class {
+    return this.group.node.moduleClass;
+  }
+  get providers(): readonly Provider[] {
+    return this.group.providers;
+  }
+  get source(): string {
+    return `${tokenName(this.group.controller)}.${this.propertyKey}`;
+  }
+  /** Made on first use: most routes have no route-level providers, and then nothing reads it but an error message. */
+  get injector(): Injector {
+    this.#injector ??= routeInjector(this.method, this.path, this.group.providers, this.group.moduleInjector);
+    return this.#injector;
+  }
+
+  compile(): CompiledRoute {
+    return this.group.compile(this);
+  }
+}
+
+/** A route an init hook adds: its injector, at the importing module's route level, made on first use. */
+class HookRoute implements RouteDefinition {
+  readonly controller = undefined;
+  #injector: Injector | undefined;
+
+  constructor(
+    readonly method: HttpMethod,
+    readonly path: string,
+    readonly node: RestModuleNode,
+    readonly providers: readonly Provider[],
+    readonly source: string,
+    readonly handler: RouteHandler,
+    readonly moduleInjector: Injector,
+  ) {}
+
+  get module(): Class {
+    return this.node.moduleClass;
+  }
+  get injector(): Injector {
+    this.#injector ??= routeInjector(this.method, this.path, this.providers, this.moduleInjector);
+    return this.#injector;
+  }
+
+  compile(): CompiledRoute {
+    const handler = this.handler;
+    return (req, res, params, rawQuery) => handler(new RequestContext(req, res, params, rawQuery));
+  }
+}
+
+function routeInjector(method: string, path: string, providers: readonly Provider[], moduleInjector: Injector): Injector {
+  return new InjectorBlueprint(`route ${method} ${path}`, [providers], moduleInjector.blueprint).instantiate(moduleInjector);
+}
+
+/**
+ * A route an init hook adds, with the importing module's route-level `providers` (read once per
+ * hook, shared by every route it adds).
+ */
+export function hookRoute(
+  tree: RestModuleTree,
+  node: RestModuleNode,
+  providers: readonly Provider[],
+  method: string,
+  path: string,
+  handler: RouteHandler,
+  source: string,
+): RouteDefinition {
   if (!isHttpMethod(method))
     throw new StartupError(
       `${source}: addRoute(${JSON.stringify(method)}, ...) is not an HTTP method Node.js serves; use an upper-case method such as 'OPTIONS'.`,
@@ -81,43 +207,46 @@ export function hookRoute(tree: RestModuleTree, node: RestModuleNode, method: st
     throw new StartupError(`${source}: addRoute() takes a full path starting with "/", not ${JSON.stringify(path)}.`);
   if (typeof handler !== 'function')
     throw new StartupError(`${source}: addRoute(${method}, ${path}) takes a handler function (ctx) => ..., not ${String(handler)}.`);
-  const moduleInjector = tree.moduleInjector(node);
-  const providers = tree.providersAt(node, 'providersPerRou');
-  const fullPath = joinPath(path, '');
-  return {
-    method,
-    path: fullPath,
-    controller: undefined,
-    module: node.moduleClass,
-    providers,
-    injector: new InjectorBlueprint(`route ${method} ${fullPath}`, [providers], moduleInjector.blueprint).instantiate(moduleInjector),
-    node,
-    source,
-    compile: () => (req, res, params, rawQuery) => handler(new RequestContext(req, res, params, rawQuery)),
-  };
+  return new HookRoute(method, joinPath(path, ''), node, providers, source, handler, tree.moduleInjector(node));
+}
+
+/** The blueprint of a controller route's request level: its request-level providers and the controller. */
+function requestBlueprint(controllerClass: Class, routeInjector: Injector, requestProviders: readonly Provider[], label: string): InjectorBlueprint {
+  return new InjectorBlueprint(label, [requestProviders, [controllerClass]], routeInjector.blueprint, [RequestContext]);
+}
+
+/** Proves at start-up that the controller, and every request-level provider, can be built for a request of the route. */
+function checkControllerRoute(controllerClass: Class, routeInjector: Injector, requestProviders: readonly Provider[], label: string): void {
+  const blueprint = requestBlueprint(controllerClass, routeInjector, requestProviders, label);
+  blueprint.check(controllerClass);
+  for (const provider of requestProviders) blueprint.check(providerToken(provider));
+}
+
+/** Whether the controller takes something of the request level (other than the RequestContext): then it needs a request injector. */
+function needsRequestInjector(controllerClass: Class, requestProviders: readonly Provider[]): boolean {
+  const requestTokens = new Set<unknown>([controllerClass, ...requestProviders.map(providerToken)]);
+  return readDependencies(controllerClass).some((dep) => dep.token !== RequestContext && requestTokens.has(dep.token));
 }
 
 /**
- * The per-request work of a controller route, decided at start-up: the controller and
- * everything it needs are proven resolvable now. Unless it needs request-level providers of
- * its own, it gets no request injector: its other dependencies are resolved once, here, and
- * only the RequestContext is filled in per request.
+ * The per-request work of a controller route, decided at start-up (checkControllerRoute() has
+ * proven it resolvable). Unless it needs request-level providers of its own, it gets no request
+ * injector: its other dependencies are resolved once, here, and only the RequestContext is
+ * filled in per request.
  */
 function compileControllerRoute(
   controllerClass: Class,
   propertyKey: string,
   routeInjector: Injector,
-  requestProviders: Provider[],
+  requestProviders: readonly Provider[],
   label: string,
 ): CompiledRoute {
   const Controller = controllerClass as new (...args: unknown[]) => object;
   const method: unknown = Controller.prototype[propertyKey as keyof object];
   if (typeof method !== 'function') throw new StartupError(`${tokenName(controllerClass)}.${propertyKey} is not a method.`);
-  const blueprint = new InjectorBlueprint(label, [requestProviders, [controllerClass]], routeInjector.blueprint, [RequestContext]);
-  blueprint.check(controllerClass);
-  for (const provider of requestProviders) blueprint.check(providerToken(provider));
   const deps = readDependencies(controllerClass);
-  if (deps.some((dep) => dep.token !== RequestContext && blueprint.provides(dep.token))) {
+  if (needsRequestInjector(controllerClass, requestProviders)) {
+    const blueprint = requestBlueprint(controllerClass, routeInjector, requestProviders, label);
     return (req, res, params, rawQuery) => {
       const ctx = new RequestContext(req, res, params, rawQuery);
       const injector = blueprint.instantiate(routeInjector, new Map([[RequestContext, ctx]]));
