@@ -8,7 +8,16 @@ import { buildModuleTree, type RestModuleNode, type RestModuleTree } from './mod
 import { endWithBody, JSON_TYPE, TEXT } from './request-context.js';
 import type { HttpMethod } from './http-methods.js';
 import { RouteTable, type RouteEntry } from './route-table.js';
-import { collectControllerRoutes, hookRoute, type RouteDefinition, type RouteHandler, type RouteInfo } from './routes.js';
+import {
+  collectControllerRoutes,
+  hookRoute,
+  pathRoutes,
+  type CompiledRoute,
+  type PathRouteGroup,
+  type RouteDefinition,
+  type RouteHandler,
+  type RouteInfo,
+} from './routes.js';
 
 /** A step in front of the router, Connect-style. */
 export type PreRouterStep = (req: IncomingMessage, res: ServerResponse, next: () => void) => void | Promise<void>;
@@ -21,8 +30,22 @@ export interface RestInitContext {
   readonly routes: readonly RouteInfo[];
   /** Adds a route to the importing module (with its route-level providers). */
   addRoute(method: string, path: string, handler: RouteHandler): void;
+  /**
+   * Adds a route of `method` on each of `paths` (paths of the importing module's routes), all
+   * answered by `handler` and listed like addRoute()'s. They take no router entry of their own: a
+   * request that no `method` route matches runs `handler` where its path matches one of these
+   * paths' routes under another method (`ctx.params` are that route's). At 100,000 paths an
+   * entry each would cost as much as the routes themselves.
+   */
+  addRouteOnPaths(method: string, paths: Iterable<string>, handler: RouteHandler): void;
   /** Runs `step` before the router for every request, in the order hooks add them. */
   addPreRouterStep(step: PreRouterStep): void;
+  /**
+   * The route the router runs for `method` on `url` (HEAD: a GET route where no HEAD route
+   * matches), among the routes with a router entry (not addRouteOnPaths()'s); `undefined` where
+   * none matches. For pre-router steps: it answers once the application serves.
+   */
+  matchRoute(method: string, url: string): RouteInfo | undefined;
 }
 
 export interface RestApplicationOptions {
@@ -41,9 +64,9 @@ export class RestApplication {
   /** Every route served, for introspection (the HEAD that every GET route answers is not listed). */
   readonly routes: readonly { method: string; path: string }[];
 
-  private constructor(routes: readonly RouteDefinition[], steps: readonly PreRouterStep[], logger: Logger) {
+  private constructor(table: RouteTable, routes: readonly RouteDefinition[], steps: readonly PreRouterStep[], logger: Logger) {
     this.routes = routes.map(({ method, path }) => ({ method, path }));
-    const dispatch = buildDispatcher(routes, logger);
+    const dispatch = buildDispatcher(table, routes, logger);
     // Steps run in order, the router last; a step that throws or rejects answers 500 like a handler.
     const handle = steps.reduceRight<(req: IncomingMessage, res: ServerResponse) => void>(
       (next, step) => (req, res) => {
@@ -68,14 +91,16 @@ export class RestApplication {
     const tree = buildModuleTree(rootModule);
     const routes: RouteDefinition[] = [];
     const steps: PreRouterStep[] = [];
+    // Filled once every hook has run; pre-router steps ask it through matchRoute().
+    const table = new RouteTable();
     for (const node of tree.nodes) {
       const own = collectControllerRoutes(tree, node);
       routes.push(...own);
       for (const { hook, from } of tree.initHooksFor(node)) {
-        await hook.onInit(initContext(tree, node, own, routes, steps, from));
+        await hook.onInit(initContext({ tree, node, own, all: routes, steps, from, table }));
       }
     }
-    return new RestApplication(routes, steps, options.logger ?? console);
+    return new RestApplication(table, routes, steps, options.logger ?? console);
   }
 
   listen(port: number, host?: string): Promise<AddressInfo> {
@@ -96,39 +121,59 @@ export class RestApplication {
   }
 }
 
-function initContext(
-  tree: RestModuleTree,
-  node: RestModuleNode,
-  own: RouteDefinition[],
-  all: RouteDefinition[],
-  steps: PreRouterStep[],
-  from: RestModuleNode,
-): RestInitContext {
+interface InitScope {
+  readonly tree: RestModuleTree;
+  readonly node: RestModuleNode;
+  /** The importing module's routes, and every route so far: added routes go into both. */
+  readonly own: RouteDefinition[];
+  readonly all: RouteDefinition[];
+  readonly steps: PreRouterStep[];
+  /** The module whose hook it is. */
+  readonly from: RestModuleNode;
+  readonly table: RouteTable;
+}
+
+function initContext({ tree, node, own, all, steps, from, table }: InitScope): RestInitContext {
   const source = `init hook of ${from.name}`;
   // Read once, shared by every route the hook adds (an OPTIONS twin per path, say).
   let providers: readonly Provider[] | undefined;
+  const add = (route: RouteDefinition) => {
+    own.push(route);
+    all.push(route);
+  };
   return {
     module: node.moduleClass,
     routes: own,
     addRoute: (method, path, handler) => {
       providers ??= tree.providersAt(node, 'providersPerRou');
-      const added = hookRoute(tree, node, providers, method, path, handler, source);
-      own.push(added);
-      all.push(added);
+      add(hookRoute(tree, node, providers, method, path, handler, source));
+    },
+    addRouteOnPaths: (method, paths, handler) => {
+      providers ??= tree.providersAt(node, 'providersPerRou');
+      for (const route of pathRoutes(tree, node, providers, own, method, paths, handler, source)) add(route);
     },
     addPreRouterStep: (step) => {
       if (typeof step !== 'function') throw new StartupError(`${source}: addPreRouterStep() takes a function (req, res, next).`);
       steps.push(step);
     },
+    matchRoute: (method, url) => table.match(method, url)?.store.definition,
   };
 }
 
 /** The router with every route compiled, and the 404 / 405 / 500 answers. */
-function buildDispatcher(routes: readonly RouteDefinition[], logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
-  const table = new RouteTable();
+function buildDispatcher(table: RouteTable, routes: readonly RouteDefinition[], logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   const methods = new Set<HttpMethod>();
+  /** addRouteOnPaths() groups by method, each with its first route's rank and its compiled handler. */
+  const onPaths = new Map<string, { group: PathRouteGroup; rank: number; run: CompiledRoute }[]>();
   for (const [rank, definition] of routes.entries()) {
     const { method, path, source } = definition;
+    const group = definition.onPaths;
+    if (group !== undefined) {
+      let groups = onPaths.get(method);
+      if (groups === undefined) onPaths.set(method, (groups = []));
+      if (!groups.some((known) => known.group === group)) groups.push({ group, rank, run: definition.compile() });
+      continue;
+    }
     const entry: RouteEntry = { run: definition.compile(), definition, rank };
     try {
       table.add(method, path, entry);
@@ -141,7 +186,36 @@ function buildDispatcher(routes: readonly RouteDefinition[], logger: Logger): (r
     }
     methods.add(method);
   }
+  // A route on paths whose method has routes of its own must not be one of them: checked only then,
+  // so that the usual case (OPTIONS twins, no OPTIONS route) costs no lookup per path.
+  for (const [method, groups] of onPaths) {
+    if (!methods.has(method as HttpMethod)) continue;
+    for (const { group } of groups) {
+      for (const path of group.paths) {
+        const existing = table.entryAt(method as HttpMethod, path);
+        if (existing !== undefined) {
+          throw new StartupError(
+            `Duplicate route ${method} ${path}: ${existing.definition.source} and ${group.source}. Give one of them another method or path.`,
+          );
+        }
+      }
+    }
+  }
   table.compile();
+  const routeMethods = [...methods];
+  /** The route on paths that answers `method` on `url`: found through the route of another method that `url` matches. */
+  const onPath = (method: string, url: string) => {
+    const groups = onPaths.get(method);
+    if (groups === undefined) return undefined;
+    for (const other of routeMethods) {
+      const found = table.find(other, url);
+      if (found === null) continue;
+      const { node, path } = found.store.definition;
+      const on = groups.find(({ group }) => group.node === node && group.paths.has(path));
+      if (on !== undefined) return { on, found };
+    }
+    return undefined;
+  };
 
   // Hot path: one lookup, the compiled handler, and what it returned sent.
   return (req, res) => {
@@ -150,10 +224,17 @@ function buildDispatcher(routes: readonly RouteDefinition[], logger: Logger): (r
     // HEAD runs the GET route where no HEAD route matches (node:http drops the body): a lookup
     // on a miss instead of a HEAD twin of every GET route, which doubled the router's size.
     if (found === null && req.method === 'HEAD') found = table.find('GET', url);
-    if (found === null) return answerMiss(table, methods, req, res);
+    let run: CompiledRoute;
+    if (found !== null) run = found.store.run;
+    else {
+      const through = onPath(req.method ?? '', url);
+      if (through === undefined) return answerMiss(table, methods, onPaths.keys(), onPath, req, res);
+      run = through.on.run;
+      found = through.found;
+    }
     let result: unknown;
     try {
-      result = found.store.run(req, res, found.params, found.searchParams);
+      result = run(req, res, found.params, found.searchParams);
     } catch (error) {
       return fail(res, error, `${req.method} ${url}`, logger);
     }
@@ -184,12 +265,27 @@ function sendResult(res: ServerResponse, value: unknown): void {
 }
 
 /** 405 with `Allow` when the path exists under other methods (RFC 9110 15.5.6), else 404. */
-function answerMiss(table: RouteTable, methods: ReadonlySet<HttpMethod>, req: IncomingMessage, res: ServerResponse): void {
+function answerMiss(
+  table: RouteTable,
+  methods: ReadonlySet<HttpMethod>,
+  onPathMethods: Iterable<string>,
+  onPath: (method: string, url: string) => { on: { rank: number } } | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
   const url = req.url ?? '/';
   const found = new Map<string, number>();
   for (const method of methods) {
     const route = table.find(method, url);
     if (route !== null) found.set(method, route.store.rank);
+  }
+  // Routes on paths answer where their path's routes match (an OPTIONS twin: listed last anyway).
+  if (found.size > 0) {
+    for (const method of onPathMethods) {
+      if (found.has(method)) continue;
+      const through = onPath(method, url);
+      if (through !== undefined) found.set(method, through.on.rank);
+    }
   }
   // HEAD is answered wherever GET is (see the dispatcher), with the GET route's rank.
   const get = found.get('GET');

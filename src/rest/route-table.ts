@@ -47,6 +47,11 @@ export class RouteTable {
     if (this.#routes <= 1000) this.#router.compile();
   }
 
+  /** find(), and for HEAD the GET route where no HEAD route matches: the route the router runs. */
+  match(method: string, url: string): RouteMatch | null {
+    return this.find(method, url) ?? (method === 'HEAD' ? this.find('GET', url) : null);
+  }
+
   /**
    * The route `url` matches under `method`: find-my-way's own answer, nothing allocated on top.
    * Any method string may be asked; one without routes finds nothing.

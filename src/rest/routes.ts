@@ -35,6 +35,15 @@ export interface RouteDefinition extends RouteInfo {
   /** Who declared it, named in errors: `UsersController.list`, or the hook. */
   readonly source: string;
   readonly compile: () => CompiledRoute;
+  /** Set on a route of addRouteOnPaths(): served through its path's routes, with no router entry. */
+  readonly onPaths?: PathRouteGroup;
+}
+
+/** One addRouteOnPaths() call: its paths (each a route path of `node`), answered by one handler. */
+export interface PathRouteGroup {
+  readonly node: RestModuleNode;
+  readonly paths: ReadonlySet<string>;
+  readonly source: string;
 }
 
 /** The routes of one module's controllers, each with its route injector and a compiler for its handler. */
@@ -180,6 +189,62 @@ class HookRoute implements RouteDefinition {
     const handler = this.handler;
     return (req, res, params, rawQuery) => handler(new RequestContext(req, res, params, rawQuery));
   }
+}
+
+/** A route of addRouteOnPaths(): listed and introspected as its own, served through its path's routes. */
+class PathRoute extends HookRoute {
+  constructor(
+    method: HttpMethod,
+    path: string,
+    node: RestModuleNode,
+    providers: readonly Provider[],
+    source: string,
+    handler: RouteHandler,
+    moduleInjector: Injector,
+    readonly onPaths: PathRouteGroup,
+  ) {
+    super(method, path, node, providers, source, handler, moduleInjector);
+  }
+}
+
+/**
+ * The routes of an addRouteOnPaths() call: one per path, each a path of `own` (the module's routes)
+ * without a `method` route of the module's own.
+ */
+export function pathRoutes(
+  tree: RestModuleTree,
+  node: RestModuleNode,
+  providers: readonly Provider[],
+  own: readonly RouteDefinition[],
+  method: string,
+  paths: Iterable<string>,
+  handler: RouteHandler,
+  source: string,
+): RouteDefinition[] {
+  if (!isHttpMethod(method))
+    throw new StartupError(
+      `${source}: addRouteOnPaths(${JSON.stringify(method)}, ...) is not an HTTP method Node.js serves; use an upper-case method such as 'OPTIONS'.`,
+    );
+  if (typeof handler !== 'function')
+    throw new StartupError(`${source}: addRouteOnPaths(${method}, ...) takes a handler function (ctx) => ..., not ${String(handler)}.`);
+  const known = new Set<string>();
+  const taken = new Set<string>();
+  for (const route of own) {
+    known.add(route.path);
+    if (route.method === method) taken.add(route.path);
+  }
+  const group: PathRouteGroup = { node, paths: new Set(paths), source };
+  const moduleInjector = tree.moduleInjector(node);
+  const routes: RouteDefinition[] = [];
+  for (const path of group.paths) {
+    // Served only through a route of the module on that very path: any other path would never answer.
+    if (!known.has(path))
+      throw new StartupError(`${source}: addRouteOnPaths(${method}, ...) takes paths of ${node.name}'s routes; ${JSON.stringify(path)} is none.`);
+    if (taken.has(path))
+      throw new StartupError(`Duplicate route ${method} ${path}: a route of ${node.name} and ${source}. Give one of them another method or path.`);
+    routes.push(new PathRoute(method, path, node, providers, source, handler, moduleInjector, group));
+  }
+  return routes;
 }
 
 function routeInjector(method: string, path: string, providers: readonly Provider[], moduleInjector: Injector): Injector {
