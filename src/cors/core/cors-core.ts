@@ -213,6 +213,8 @@ export class CorsCore {
   #configuration: Configuration;
   readonly #registrations: (Registration | MirrorRegistration)[] = [];
   #lookup: PathLookup | undefined;
+  /** lookUpWith()'s lookup, kept across reconfigure(). */
+  #external: PathLookup | undefined;
 
   constructor(options: AnyCorsOptions | undefined, settings: CoreSettings = {}) {
     this.logger = settings.logger ?? console;
@@ -235,7 +237,7 @@ export class CorsCore {
    * Covers a route that its framework matches (entry/framework-routes.ts): tables as route()
    * builds them, grouped by `key`, outside the tree.
    */
-  routeMatchedElsewhere(key: string, methods: readonly string[], path: string, options: AnyCorsOptions | undefined, label: string): TableRef {
+  routeMatchedElsewhere(key: string, methods: readonly string[], path: string, options: RouteOptionsSource, label: string): TableRef {
     return this.#register(methods, path, options, label, key);
   }
 
@@ -299,7 +301,8 @@ export class CorsCore {
       }
     }
     if (problems.length > 0) throw CorsOptionsError.of(`${this.source}.reconfigure()`, problems);
-    const lookup = this.#lookup === undefined ? undefined : next.seal();
+    const sealed = this.#lookup === undefined ? undefined : next.seal();
+    const lookup = sealed === undefined ? undefined : (this.#external ?? sealed);
     // The swap: nothing below can throw, and no request runs in between.
     this.#configuration = next;
     if (lookup !== undefined) this.#lookup = lookup;
@@ -321,7 +324,18 @@ export class CorsCore {
   /** Closes registration and builds the lookup; the first lookup does it if nobody did before. */
   seal(): void {
     if (this.#lookup !== undefined) return;
-    this.#lookup = this.#configuration.seal();
+    const own = this.#configuration.seal();
+    this.#lookup = this.#external ?? own;
+  }
+
+  /**
+   * Has `lookup` find a request's table in place of the route tree: the framework's own router
+   * (CorsModule: the host's), for routes registered with routeMatchedElsewhere(), whose tables it
+   * reads through their TableRefs, so reconfigure() keeps it. Before the first lookup.
+   */
+  lookUpWith(lookup: PathLookup): void {
+    this.#assertOpen(`${this.source}.lookUpWith()`, 'the lookup');
+    this.#external = lookup;
   }
 
   /**

@@ -1,18 +1,24 @@
 /** The one CORS engine of a @lib/rest application, shared by every module that imports CorsModule. */
 import { injectable } from '@lib/core';
 
-import type { CorsCore } from '../core/cors-core.js';
+import type { RouteInfo } from '@lib/rest';
+
+import type { CorsCore, TableRef } from '../core/cors-core.js';
 import { CorsUsageError } from '../core/errors.js';
 import { mergeCorsOptions, normalisedOptions, type AnyCorsOptions, type CorsOptions } from '../core/options.js';
 
 /**
  * The application's one engine (a providersPerApp singleton): every importing module's routes,
- * each with its own options, go into one route tree, so a request costs one lookup whatever the
- * number of modules that import CorsModule. `undefined` until a module with routes imports it.
+ * each with its own options, go into one engine, found through the host's router, so a request
+ * costs one lookup whatever the number of modules that import CorsModule. `undefined` until a module with routes imports it.
  */
 @injectable()
 export class ApplicationCors {
   core: CorsCore | undefined;
+  /** Every importing module's routes, each with its table: the engine finds them through the host's router. */
+  readonly tables = new Map<RouteInfo, TableRef>();
+  /** The methods of those routes, each once: a path is covered when a route of any of them matches it. */
+  readonly methods: string[] = [];
   /** The first importing module's `withOpts()` options: what options() reads back until a reconfigure(). */
   firstModuleOptions: AnyCorsOptions | undefined;
   /**

@@ -15,7 +15,8 @@ import { restModule, type RestInitContext, type RouteInfo } from '@lib/rest';
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { CorsCore } from '../core/cors-core.js';
+import { CorsCore, type TableRef } from '../core/cors-core.js';
+import type { PathLookup } from '../core/route-tree.js';
 import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
 import { compileUserOptions } from '../core/policy.js';
 import { warnOnceAboutWildcard } from '../entry/credentials.js';
@@ -52,6 +53,8 @@ class CorsInitHook implements InitHook<RestInitContext> {
     let core = this.application.core;
     if (core === undefined) {
       core = this.application.core = new CorsCore({}, { logger, source: 'CorsModule', debug: this.debug });
+      // The host's router finds a request's route, the route its table: no second tree of the paths.
+      core.lookUpWith(hostLookup(context, this.application.tables, this.application.methods));
       context.addPreRouterStep(nodeMiddleware(core));
     }
     core.knowPolicy(baseOptions, basePolicy);
@@ -61,16 +64,19 @@ class CorsInitHook implements InitHook<RestInitContext> {
     const wildcardCookieRoutes: string[] = [];
     const explicitOptions = new Set<string>();
     const paths = new Set<string>();
+    // Rule D, for these options now and for those of each reconfigure(): the engine replays this.
+    const credentialsFinish = (options: AnyCorsOptions): AnyCorsOptions =>
+      options.allowCredentials === undefined && acceptsCredentials(options.origin) ? mergeCorsOptions(options, { allowCredentials: true }) : options;
+    const asGiven = (options: AnyCorsOptions): AnyCorsOptions => options;
+    // Routes without options of their own share one options source per finish: not a closure each.
+    const shared = new Map<typeof asGiven, ReturnType<ApplicationCors['routeOptions']>>();
+    const { tables, methods } = this.application;
     for (const route of context.routes) {
       const by = `${route.controller === undefined ? 'a route added by an init hook' : tokenName(route.controller)} in ${moduleName}`;
       let source = `${route.method} ${route.path} (${by})`;
       const layer = routeOptions(route, source);
       const credentials = credentialed.has(route.path);
-      // Rule D, for these options now and for those of each reconfigure(): the engine replays this.
-      const finish = (options: AnyCorsOptions): AnyCorsOptions =>
-        credentials && options.allowCredentials === undefined && acceptsCredentials(options.origin)
-          ? mergeCorsOptions(options, { allowCredentials: true })
-          : options;
+      const finish = credentials ? credentialsFinish : asGiven;
       const options = mergeCorsOptions(baseOptions, layer);
       if (credentials) {
         if (finish(options) !== options) {
@@ -79,7 +85,15 @@ class CorsInitHook implements InitHook<RestInitContext> {
           wildcardCookieRoutes.push(`${route.method} ${route.path}`);
         }
       }
-      core.route([route.method], route.path, this.application.routeOptions(baseOptions, layer, finish), source);
+      let optionsSource = layer === undefined ? shared.get(finish) : undefined;
+      if (optionsSource === undefined) {
+        optionsSource = this.application.routeOptions(baseOptions, layer, finish);
+        if (layer === undefined) shared.set(finish, optionsSource);
+      }
+      // Keyed as find-my-way files a path, so that '/a/:x' and '/a/:y' are one path, with one table.
+      const key = route.path.includes(':') ? route.path.replace(PARAMETER_NAME, ':') : route.path;
+      tables.set(route, core.routeMatchedElsewhere(key, methodList(route.method), route.path, optionsSource, source));
+      if (!methods.includes(route.method)) methods.push(route.method);
       paths.add(route.path);
       if (route.method === 'OPTIONS') explicitOptions.add(route.path);
     }
@@ -94,10 +108,43 @@ class CorsInitHook implements InitHook<RestInitContext> {
       );
     }
     const engine = core;
-    for (const path of paths) {
-      if (!explicitOptions.has(path)) context.addRoute('OPTIONS', path, (ctx) => respondToOptions(engine, ctx.rawReq, ctx.rawRes));
-    }
+    for (const path of explicitOptions) paths.delete(path);
+    // Listed as routes (the specification's twins), served through each path's own routes.
+    if (paths.size > 0) context.addRouteOnPaths('OPTIONS', paths, (ctx) => respondToOptions(engine, ctx.rawReq, ctx.rawRes));
   }
+}
+
+/** A parameter's name in a path: find-my-way files `/a/:x` and `/a/:y` under one node. */
+const PARAMETER_NAME = /:[^/:(.-]+/g;
+
+/** One frozen list per method: a route registers one method, and 100,000 routes need no array each. */
+const METHOD_LISTS = new Map<string, readonly string[]>();
+function methodList(method: string): readonly string[] {
+  let list = METHOD_LISTS.get(method);
+  if (list === undefined) METHOD_LISTS.set(method, (list = Object.freeze([method])));
+  return list;
+}
+
+/**
+ * The engine's lookup through the host's router: the route the request's method runs, else (a
+ * preflight, or a method the path lacks) a route of any method the modules' routes have, as the
+ * path's table answers for every method; `undefined` where the path is no importing module's.
+ */
+function hostLookup(context: RestInitContext, tables: ReadonlyMap<RouteInfo, TableRef>, methods: readonly string[]): PathLookup {
+  return (url, method) => {
+    if (method !== undefined) {
+      const route = context.matchRoute(method, url);
+      const ref = route === undefined ? undefined : tables.get(route);
+      if (ref !== undefined) return ref.table;
+    }
+    for (const other of methods) {
+      if (other === method) continue;
+      const route = context.matchRoute(other, url);
+      const ref = route === undefined ? undefined : tables.get(route);
+      if (ref !== undefined) return ref.table;
+    }
+    return undefined;
+  };
 }
 
 /**
