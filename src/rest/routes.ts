@@ -192,18 +192,37 @@ class HookRoute implements RouteDefinition {
 }
 
 /** A route of addRouteOnPaths(): listed and introspected as its own, served through its path's routes. */
-class PathRoute extends HookRoute {
+class PathRoute implements RouteDefinition {
+  readonly controller = undefined;
+  #injector: Injector | undefined;
+
   constructor(
-    method: HttpMethod,
-    path: string,
-    node: RestModuleNode,
-    providers: readonly Provider[],
-    source: string,
-    handler: RouteHandler,
-    moduleInjector: Injector,
-    readonly onPaths: PathRouteGroup,
-  ) {
-    super(method, path, node, providers, source, handler, moduleInjector);
+    readonly method: HttpMethod,
+    readonly path: string,
+    /** What the routes of one call share: a route holds only its method and path (there may be 100,000). */
+    readonly onPaths: PathRouteGroup & { readonly providers: readonly Provider[]; readonly handler: RouteHandler; readonly moduleInjector: Injector },
+  ) {}
+
+  get node(): RestModuleNode {
+    return this.onPaths.node;
+  }
+  get module(): Class {
+    return this.onPaths.node.moduleClass;
+  }
+  get providers(): readonly Provider[] {
+    return this.onPaths.providers;
+  }
+  get source(): string {
+    return this.onPaths.source;
+  }
+  get injector(): Injector {
+    this.#injector ??= routeInjector(this.method, this.path, this.onPaths.providers, this.onPaths.moduleInjector);
+    return this.#injector;
+  }
+
+  compile(): CompiledRoute {
+    const handler = this.onPaths.handler;
+    return (req, res, params, rawQuery) => handler(new RequestContext(req, res, params, rawQuery));
   }
 }
 
@@ -233,8 +252,7 @@ export function pathRoutes(
     known.add(route.path);
     if (route.method === method) taken.add(route.path);
   }
-  const group: PathRouteGroup = { node, paths: new Set(paths), source };
-  const moduleInjector = tree.moduleInjector(node);
+  const group = { node, paths: new Set(paths), source, providers, handler, moduleInjector: tree.moduleInjector(node) };
   const routes: RouteDefinition[] = [];
   for (const path of group.paths) {
     // Served only through a route of the module on that very path: any other path would never answer.
@@ -242,7 +260,7 @@ export function pathRoutes(
       throw new StartupError(`${source}: addRouteOnPaths(${method}, ...) takes paths of ${node.name}'s routes; ${JSON.stringify(path)} is none.`);
     if (taken.has(path))
       throw new StartupError(`Duplicate route ${method} ${path}: a route of ${node.name} and ${source}. Give one of them another method or path.`);
-    routes.push(new PathRoute(method, path, node, providers, source, handler, moduleInjector, group));
+    routes.push(new PathRoute(method, path, group));
   }
   return routes;
 }

@@ -35,7 +35,14 @@ export class ApplicationCors {
    * (CorsService's credentials, rule D). What the engine replays on each reconfigure().
    */
   routeOptions(moduleOptions: AnyCorsOptions, layer: AnyCorsOptions | undefined, finish: (options: AnyCorsOptions) => AnyCorsOptions) {
-    return (base: AnyCorsOptions): AnyCorsOptions => finish(mergeCorsOptions(this.#reconfigured ? base : moduleOptions, layer));
+    // The last answer is kept: the routes that share this source (all those without options of
+    // their own) are then given one options object, not a merged copy each.
+    let last: { from: AnyCorsOptions; options: AnyCorsOptions } | undefined;
+    return (base: AnyCorsOptions): AnyCorsOptions => {
+      const from = this.#reconfigured ? base : moduleOptions;
+      if (last?.from !== from) last = { from, options: finish(mergeCorsOptions(from, layer)) };
+      return last.options;
+    };
   }
 
   /** CorsService.reconfigure(): the new options in place of every module's `withOpts()` options; nothing changes if they fail. */

@@ -8,6 +8,7 @@ import {
   providerToken,
   readDependencies,
   tokenName,
+  type Class,
   type DynamicModule,
   type InitHook,
 } from '@lib/core';
@@ -77,7 +78,7 @@ class CorsInitHook implements InitHook<RestInitContext> {
       const layer = routeOptions(route, source);
       const credentials = credentialed.has(route.path);
       const finish = credentials ? credentialsFinish : asGiven;
-      const options = mergeCorsOptions(baseOptions, layer);
+      const options = layer === undefined ? baseOptions : mergeCorsOptions(baseOptions, layer);
       if (credentials) {
         if (finish(options) !== options) {
           source = `${route.method} ${route.path} (${by}; answers with credentials, its path having a controller that takes CorsService)`;
@@ -165,8 +166,14 @@ function respondToOptions(core: CorsCore, req: IncomingMessage, res: ServerRespo
  */
 function credentialedPaths(routes: readonly RouteInfo[]): Set<string> {
   const paths = new Set<string>();
+  // Read once per controller: its routes may be thousands.
+  const takesService = new Map<Class, boolean>();
   for (const route of routes) {
-    if (route.controller !== undefined && readDependencies(route.controller).some((dependency) => dependency.token === CorsService)) paths.add(route.path);
+    const controller = route.controller;
+    if (controller === undefined) continue;
+    let takes = takesService.get(controller);
+    if (takes === undefined) takesService.set(controller, (takes = readDependencies(controller).some((dependency) => dependency.token === CorsService)));
+    if (takes) paths.add(route.path);
   }
   return paths;
 }
