@@ -170,7 +170,10 @@ function buildDispatcher(table: RouteTable, routes: readonly RouteDefinition[], 
     const group = definition.onPaths;
     if (group !== undefined) {
       let groups = onPaths.get(method);
-      if (groups === undefined) onPaths.set(method, (groups = []));
+      if (groups === undefined) {
+        groups = [];
+        onPaths.set(method, groups);
+      }
       if (!groups.some((known) => known.group === group)) groups.push({ group, rank, run: definition.compile() });
       continue;
     }

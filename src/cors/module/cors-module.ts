@@ -122,7 +122,10 @@ const PARAMETER_NAME = /:[^/:(.-]+/g;
 const METHOD_LISTS = new Map<string, readonly string[]>();
 function methodList(method: string): readonly string[] {
   let list = METHOD_LISTS.get(method);
-  if (list === undefined) METHOD_LISTS.set(method, (list = Object.freeze([method])));
+  if (list === undefined) {
+    list = Object.freeze([method]);
+    METHOD_LISTS.set(method, list);
+  }
   return list;
 }
 
@@ -172,7 +175,10 @@ function credentialedPaths(routes: readonly RouteInfo[]): Set<string> {
     const controller = route.controller;
     if (controller === undefined) continue;
     let takes = takesService.get(controller);
-    if (takes === undefined) takesService.set(controller, (takes = readDependencies(controller).some((dependency) => dependency.token === CorsService)));
+    if (takes === undefined) {
+      takes = readDependencies(controller).some((dependency) => dependency.token === CorsService);
+      takesService.set(controller, takes);
+    }
     if (takes) paths.add(route.path);
   }
   return paths;
