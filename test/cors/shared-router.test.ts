@@ -114,3 +114,19 @@ t.test('reconfigure() of a shared mirror: the new options on every mirrored path
   t.equal(exchange.headers.get('access-control-allow-origin'), 'https://c.test');
   t.same(answers(engine.handle), answers(copied(router, {}).reconfigure({ origin: ['https://c.test', 'https://d.test'] }).handle));
 });
+
+t.test('past 1,000 routes the router itself is asked: a route it drops after mirror() is no longer covered; below, the copy still covers it', async (t) => {
+  const covered = (size: number): boolean => {
+    const router = Router();
+    for (let i = 0; i < size; i++) router.on('GET', `/filler/${i}/:name`, () => {});
+    const engine = createCors(OPTIONS).mirror(router);
+    router.off('GET', '/filler/5/:name');
+    const exchange = fakeExchange('GET', '/filler/5/x', { origin: 'https://a.test' });
+    engine.handle(exchange.req, exchange.res, () => {
+      exchange.nextCalled = true;
+    });
+    return exchange.headers.has('access-control-allow-origin');
+  };
+  t.notOk(covered(FILLER), 'shared: the router no longer has the route');
+  t.ok(covered(10), 'copied: the engine kept its own');
+});
