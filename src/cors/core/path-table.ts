@@ -90,7 +90,7 @@ export interface MethodScope {
  * `byMethod` is left for the route tree to set once every table of the path exists.
  */
 export function buildPathTable(route: string, policy: CorsPolicy, methods: Iterable<string>, scope?: MethodScope): PathTable {
-  const registered = [...methods];
+  const registered = Array.isArray(methods) ? (methods as readonly string[]) : [...methods];
   const allowed = allowList(registered);
   const allowMethods = allowedMethodsOf(policy, allowed, scope);
   // Paths with one policy and one method list share their answers: 100,000 routes then hold a
@@ -200,8 +200,22 @@ export function grantedPreflight(table: PathTable, allowedOrigin: string, reques
   return headers;
 }
 
+/** `Allow` values already made, by the method list they came from: one string for 100,000 paths alike. */
+const ALLOW_LISTS = new Map<string, string>();
+
 /** The path's methods in registration order, HEAD right after GET, OPTIONS last. */
 function allowList(methods: readonly string[]): string {
+  const key = methods.length === 1 ? methods[0]! : methods.join(',');
+  let allow = ALLOW_LISTS.get(key);
+  if (allow === undefined) {
+    allow = makeAllowList(methods);
+    // Bounded by the method lists an application has, but a list is the user's own: keep a few hundred.
+    if (ALLOW_LISTS.size < 512) ALLOW_LISTS.set(key, allow);
+  }
+  return allow;
+}
+
+function makeAllowList(methods: readonly string[]): string {
   const list: string[] = [];
   for (const method of methods) {
     if (method === 'OPTIONS' || list.includes(method)) continue;

@@ -60,7 +60,7 @@ export class SharedRouter {
       const route = routes[index]!;
       const constraints = route.opts?.constraints;
       if (constraints !== undefined && Object.keys(constraints).length > 0) return undefined;
-      const key = route.path.replace(PARAMETER_NAME, ':');
+      const key = route.path.includes(':') ? route.path.replace(PARAMETER_NAME, ':') : route.path;
       keys[index] = key;
       const entry = paths.get(key);
       if (entry === undefined) paths.set(key, { path: route.path, methods: [route.method], table: undefined });
