@@ -1,9 +1,10 @@
 /** What the standalone servers share: @lib/cors/standalone in front of a find-my-way router holding the route set. */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
 import Router from 'find-my-way';
 import { type CorsOptions, createCors } from '@lib/cors/standalone';
 
+import { countingTables, reportTableCount } from './table-count.js';
 import { announce, BODY, EXTRA_PATHS, MAX_AGE, ROUTES } from './policy.js';
 
 /** Serves the route set with `options` (and the benchmark's `maxAge`), and announces the port. */
@@ -16,6 +17,15 @@ export function serveStandalone(options: CorsOptions): void {
     });
   }
   const cors = createCors({ ...options, maxAge: MAX_AGE }).mirror(router);
-  const server = createServer((req, res) => cors.handle(req, res, () => router.lookup(req, res)));
+  const serve = (req: IncomingMessage, res: ServerResponse) => cors.handle(req, res, () => router.lookup(req, res));
+  // BENCH_COUNT_TABLES only: the tables and answer sets, once the first request sealed the engine.
+  const server = createServer(
+    countingTables
+      ? (req, res) => {
+          serve(req, res);
+          reportTableCount();
+        }
+      : serve,
+  );
   server.listen(0, '127.0.0.1', () => announce((server.address() as { port: number }).port));
 }
