@@ -138,12 +138,17 @@ export async function measureStartup(): Promise<void> {
   const flatness: Flatness[] = [];
   const smallest = SIZES[0]!;
   const largest = SIZES.at(-1)!;
-  for (const server of flatnessServers) {
+  for (const { server, upTo } of flatnessServers) {
     const outcomes = table.get(server.name)!;
-    const large = [...SIZES].reverse().find((size) => isStart(outcomes.get(size))) ?? smallest;
+    const started = [...SIZES].reverse().find((size) => isStart(outcomes.get(size))) ?? smallest;
+    const large = upTo === undefined ? started : Math.min(started, upTo.routes);
     const failed = outcomes.get(SIZES[SIZES.indexOf(large) + 1] ?? largest) as { failure: string } | undefined;
     const note =
-      large === largest ? undefined : `counted at ${large.toLocaleString('en')} routes, the largest table it starts with (${failed?.failure ?? 'no start'})`;
+      large === largest
+        ? undefined
+        : large < started
+          ? `counted at ${large.toLocaleString('en')} routes: ${upTo!.why}`
+          : `counted at ${large.toLocaleString('en')} routes, the largest table it starts with (${failed?.failure ?? 'no start'})`;
     const counts: Flatness['counts'] = [new Map(), new Map()];
     for (const [index, size] of [smallest, large].entries()) {
       try {
