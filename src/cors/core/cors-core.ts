@@ -132,7 +132,7 @@ class Configuration {
       for (const { registration: mirrored } of shared) this.#copy(mirrored);
     }
     const { methods, path, label, elsewhere } = registration;
-    const route = this.#routeOptions(registration.options, label, methods, path);
+    const route = this.#routeOptions(registration.options, label, registration);
     return elsewhere === undefined
       ? this.tree.add(methods, path, route.options, route.policy, label)
       : this.tree.addMatchedElsewhere(elsewhere, methods, path, route.options, route.policy, label);
@@ -146,7 +146,7 @@ class Configuration {
     const { router, options } = registration;
     this.tree.adoptMatching(router, 'mirror()');
     if (this.tree.isEmpty && router.routes.length > SHARED_ROUTER_ABOVE) {
-      const shared = SharedRouter.share(router, this.#routeOptions(options, source, [], '').policy);
+      const shared = SharedRouter.share(router, this.#routeOptions(options, source, undefined).policy);
       if (shared !== undefined) {
         this.#shared.push({ registration, router: shared });
         return;
@@ -179,11 +179,13 @@ class Configuration {
     };
   }
 
-  /** A route's whole options and their policy. */
-  #routeOptions(options: RouteOptionsSource, label: string, methods: readonly string[], path: string): { options: AnyCorsOptions; policy: CorsPolicy } {
+  /**
+   * A route's whole options and their policy: those of `route`, or of a mirror() when it is
+   * `undefined`, which problems' paths name (`routes["GET /login"].origin[2]`, `mirror().origin`).
+   */
+  #routeOptions(options: RouteOptionsSource, label: string, route: Registration | undefined): { options: AnyCorsOptions; policy: CorsPolicy } {
     if (options === undefined) return { options: this.options, policy: this.policy };
-    // Problems are named by where they are: routes["GET /login"].origin[2], or mirror().origin[2].
-    const pathPrefix = methods.length === 0 ? 'mirror().' : routePathPrefix(methods, path);
+    const pathPrefix = route === undefined ? 'mirror().' : routePathPrefix(route.methods, route.path);
     let merged: AnyCorsOptions;
     if (typeof options === 'function') {
       merged = options(this.options);
