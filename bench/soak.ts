@@ -80,7 +80,15 @@ const { child, url } = await startServer(new URL('servers/module.js', import.met
 const pid = child.pid!;
 const memory = () => probe(child, 'memory');
 const rssNow = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
-const sockets = () => readdirSync(`/proc/${pid}/fd`).filter((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')).length;
+/** The server's open sockets; an fd closed between the listing and its readlink() is not open. */
+const sockets = () =>
+  readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:');
+    } catch {
+      return false;
+    }
+  }).length;
 /** The server's sockets once the client's connections have gone: polled, as closes reach it a little after. */
 async function settledSockets(baseline?: number): Promise<number> {
   let count = sockets();
