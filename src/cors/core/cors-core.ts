@@ -1,5 +1,5 @@
 /** The engine every entry point shares: the options, the covered routes and the sealed lookup, swapped whole on reconfigure(); it neither decides a request nor writes a response. */
-import { publishConfiguration } from '../diagnostics/channels.js';
+import { publishConfiguration } from './channels.js';
 import { type CorsOptionProblem, CorsOptionsError, RouteRegistrationError } from './errors.js';
 import { LineLimit } from './line-limit.js';
 import { mergeCorsOptions, normalisedOptions, sameOptions, type AnyCorsOptions, type CorsLogger } from './options.js';
@@ -224,7 +224,7 @@ export class CorsCore {
     this.debug = settings.debug === true;
     this.refusals = new LineLimit((line) => this.logger.warn(line));
     this.#configuration = new Configuration(options ?? {}, settings.matching, this.source, this.logger);
-    publishConfiguration(this, 'configure', this.#configuration.options);
+    publishConfiguration(this.source, 'configure', this.#configuration.options, 0);
   }
 
   /**
@@ -310,7 +310,7 @@ export class CorsCore {
     if (lookup !== undefined) this.#lookup = lookup;
     let index = 0;
     for (const registration of this.#registrations) if (registration.kind === 'route') registration.table = tables[index++]!;
-    publishConfiguration(this, 'reconfigure', next.options);
+    publishConfiguration(this.source, 'reconfigure', next.options, this.#registrations.length);
   }
 
   /** Switches debug mode (see CoreSettings.debug) while the server runs; the next request sees it. */
@@ -347,11 +347,6 @@ export class CorsCore {
   lookup(pathAndQuery: string, method?: string): PathTable | undefined {
     if (this.#lookup === undefined) this.seal();
     return this.#lookup!(pathAndQuery, method);
-  }
-
-  /** How many routes are registered (for the configuration channel). */
-  get routeCount(): number {
-    return this.#registrations.length;
   }
 
   #assertOpen(label: string, path: string): void {

@@ -1,22 +1,14 @@
 /**
- * The engine's `node:diagnostics_channel` channels, for operators' own tools (OpenTelemetry, pino,
- * a metrics counter): `lib-cors:decision` carries each CORS decision, `lib-cors:config` each
- * configuration and reconfiguration. docs/diagnostics.md documents both messages.
- *
- * The module is taken with `process.getBuiltinModule()`, never imported: `@lib/cors/fetch` imports
- * nothing from `node:` at top level, and gets the same channels in every runtime that has them
- * (Node 22.3+, Deno, Bun); elsewhere nothing is published.
+ * The decisions on `lib-cors:decision` (core/channels.ts holds the channels): each judged as a
+ * browser would, and logged in debug mode, only when someone looks.
  */
 import type { Answer } from '../core/answer.js';
 import type { CorsCore } from '../core/cors-core.js';
 import type { Decision, RequestKind } from '../core/decision.js';
-import { normalisedOptions, type AnyCorsOptions } from '../core/options.js';
+import { decisionChannel } from '../core/channels.js';
 import type { ReasonCode } from './browser-checks.js';
 import { explainDecision, type ExplainRequest } from './explain.js';
 import { logRefusal } from './refusals.js';
-
-export const DECISION_CHANNEL = 'lib-cors:decision';
-export const CONFIG_CHANNEL = 'lib-cors:config';
 
 /** A message of `lib-cors:decision`: one per CORS request the engine decided, with the browser's verdict on its answer. */
 export interface CorsDecisionMessage {
@@ -38,33 +30,6 @@ export interface CorsDecisionMessage {
   /** The request as the entry point hands it to an origin function (IncomingMessage, Request, a framework's own). */
   readonly request: unknown;
 }
-
-/** A message of `lib-cors:config`: the engine's options when it was built, and after each reconfigure(). */
-export interface CorsConfigMessage {
-  readonly source: string;
-  readonly event: 'configure' | 'reconfigure';
-  /** The engine's own options, normalised (as options() reads them back). */
-  readonly options: AnyCorsOptions;
-  /** Routes registered so far (none yet when the engine is built). */
-  readonly routes: number;
-}
-
-interface Channel {
-  readonly hasSubscribers: boolean;
-  publish(message: unknown): void;
-}
-
-interface ChannelModule {
-  channel(name: string): Channel;
-}
-
-const channels = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:diagnostics_channel') as
-  | ChannelModule
-  | undefined;
-/** Where the runtime has no channels: a channel nobody ever subscribes to. */
-const SILENT: Channel = Object.freeze({ hasSubscribers: false, publish() {} });
-const decisionChannel = channels?.channel(DECISION_CHANNEL) ?? SILENT;
-const configChannel = channels?.channel(CONFIG_CHANNEL) ?? SILENT;
 
 /**
  * Whether a decision is looked at (debug logging, or a subscriber): the writers ask this once per
@@ -94,14 +59,4 @@ export function observeDecision(core: CorsCore, decision: Decision, sent: Answer
     request,
   };
   decisionChannel.publish(message);
-}
-
-export function publishConfiguration(
-  core: Pick<CorsCore, 'source'> & { readonly routeCount?: number },
-  event: CorsConfigMessage['event'],
-  options: AnyCorsOptions,
-): void {
-  if (!configChannel.hasSubscribers) return;
-  const message: CorsConfigMessage = { source: core.source, event, options: normalisedOptions(options), routes: core.routeCount ?? 0 };
-  configChannel.publish(message);
 }

@@ -13,4 +13,5 @@ export {
 } from '../core/errors.js';
 export { CorsOptions, type CorsLogger, type OriginCacheOptions, type OriginFunction, type OriginListEntry, type OriginOption } from '../core/options.js';
 export type { CorsControls } from '../core/cors-core.js';
-export { CONFIG_CHANNEL, DECISION_CHANNEL, type CorsConfigMessage, type CorsDecisionMessage } from '../diagnostics/channels.js';
+export { CONFIG_CHANNEL, DECISION_CHANNEL, type CorsConfigMessage } from '../core/channels.js';
+export type { CorsDecisionMessage } from '../diagnostics/channels.js';

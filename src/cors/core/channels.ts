@@ -1,0 +1,48 @@
+/**
+ * The engine's two `node:diagnostics_channel` channels, for operators' own tools (OpenTelemetry,
+ * pino, a metrics counter): `lib-cors:decision` carries each CORS decision (published by
+ * diagnostics/channels.ts, which judges it), `lib-cors:config` each configuration and
+ * reconfiguration (published here, by the core). docs/operations.md documents both messages.
+ *
+ * The module is taken with `process.getBuiltinModule()`, never imported: `@lib/cors/fetch` imports
+ * nothing from `node:` at top level, and gets the same channels in every runtime that has them
+ * (Node 22.3+, Deno, Bun, workerd); elsewhere nothing is published.
+ */
+import { normalisedOptions, type AnyCorsOptions } from './options.js';
+
+export const DECISION_CHANNEL = 'lib-cors:decision';
+export const CONFIG_CHANNEL = 'lib-cors:config';
+
+/** A message of `lib-cors:config`: the engine's options when it was built, and after each reconfigure(). */
+export interface CorsConfigMessage {
+  readonly source: string;
+  readonly event: 'configure' | 'reconfigure';
+  /** The engine's own options, normalised (as options() reads them back). */
+  readonly options: AnyCorsOptions;
+  /** Routes registered so far (none yet when the engine is built). */
+  readonly routes: number;
+}
+
+interface Channel {
+  readonly hasSubscribers: boolean;
+  publish(message: unknown): void;
+}
+
+interface ChannelModule {
+  channel(name: string): Channel;
+}
+
+const channels = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:diagnostics_channel') as
+  | ChannelModule
+  | undefined;
+/** Where the runtime has no channels: a channel nobody ever subscribes to. */
+const SILENT: Channel = Object.freeze({ hasSubscribers: false, publish() {} });
+export const decisionChannel = channels?.channel(DECISION_CHANNEL) ?? SILENT;
+const configChannel = channels?.channel(CONFIG_CHANNEL) ?? SILENT;
+
+/** Publishes a configuration of engine `source`, with `routes` registered so far, when someone subscribes. */
+export function publishConfiguration(source: string, event: CorsConfigMessage['event'], options: AnyCorsOptions, routes: number): void {
+  if (!configChannel.hasSubscribers) return;
+  const message: CorsConfigMessage = { source, event, options: normalisedOptions(options), routes };
+  configChannel.publish(message);
+}
