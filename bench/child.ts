@@ -18,6 +18,8 @@ export interface StartOptions {
   limitMs?: number;
   /** Keeps the child's stderr (for firstError()) instead of passing it through. */
   keepStderr?: boolean;
+  /** More node (and V8) flags for the child, after --expose-gc. */
+  nodeFlags?: readonly string[];
 }
 
 /**
@@ -29,10 +31,11 @@ export async function startServer(
   entry: URL,
   env: Record<string, string> = {},
   wrapper: readonly string[] = [],
-  { limitMs, keepStderr = false }: StartOptions = {},
+  { limitMs, keepStderr = false, nodeFlags = [] }: StartOptions = {},
 ): Promise<Running> {
   const [execPath = process.execPath, ...wrapperArgs] = wrapper;
-  const execArgv = wrapper.length === 0 ? ['--expose-gc'] : [...wrapperArgs, process.execPath, '--expose-gc'];
+  const flags = ['--expose-gc', ...nodeFlags];
+  const execArgv = wrapper.length === 0 ? flags : [...wrapperArgs, process.execPath, ...flags];
   const stdio = keepStderr ? (['inherit', 'inherit', 'pipe', 'ipc'] as const) : 'inherit';
   const child = fork(fileURLToPath(entry), { stdio: stdio as 'inherit', execPath, execArgv, env: { ...process.env, ...env } });
   const stderr = shortLines();
