@@ -25,7 +25,7 @@ function sh(command: string, cwd: string): Promise<{ code: number; stdout: strin
   delete env.FORCE_COLOR;
   return new Promise((resolve) => {
     // Through env -u: tap's process-info hook puts NODE_OPTIONS back into every child's environment.
-    execFile('env', ['-u', 'NODE_OPTIONS', 'sh', '-c', command], { cwd, env, timeout: 290_000 }, (error, stdout, stderr) => {
+    execFile('env', ['-u', 'NODE_OPTIONS', 'sh', '-c', command], { cwd, env }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
     });
   });
@@ -51,8 +51,10 @@ await server.shutdown();
 `,
 };
 
-// Clone, install and build, then two runtimes: longer than the per-file default under load.
-t.setTimeout(900_000);
+// Clone, install (about 900 MB of devDependencies) and build, then two runtimes. About a minute and
+// a half on a quiet machine; 5 minutes when helpers' benchmarks share its 2 cores, which an earlier
+// limit of 290 s for the block failed. The limits below only stop a hung install.
+t.setTimeout(1_800_000);
 
 const root = mkdtempSync(join(tmpdir(), 'cors-readme-install-'));
 t.teardown(() => rmSync(root, { recursive: true, force: true }));
@@ -65,7 +67,7 @@ function installBlocks(): string[] {
   return [...section.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((match) => match[1]!);
 }
 
-t.test("the README's first install block, run whole: clone, build, pack, then both installs into an app", { timeout: 300_000 }, async (t) => {
+t.test("the README's first install block, run whole: clone, build, pack, then both installs into an app", { timeout: 1_200_000 }, async (t) => {
   const block = installBlocks()[0];
   if (block === undefined) return t.fail('no sh block under "## Install" in README.md');
   t.match(block, /^git clone <this repository> lib-cors && cd lib-cors\n/, 'it starts with the clone');
@@ -85,7 +87,7 @@ t.test("the README's first install block, run whole: clone, build, pack, then bo
 });
 
 for (const runtime of ['bun', 'deno'] as const) {
-  t.test(`${runtime}: the README's install line, then its run line`, { timeout: 180_000 }, async (t) => {
+  t.test(`${runtime}: the README's install line, then its run line`, { timeout: 300_000 }, async (t) => {
     const documented = new RegExp(`^cd \\.\\./my-${runtime}-app && (.+?) +# then: (.+)$`, 'm').exec(README);
     if (documented === null) return t.fail(`no "cd ../my-${runtime}-app && ... # then: ..." line in README.md`);
     const [, install, run] = documented;
