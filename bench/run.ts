@@ -5,7 +5,8 @@
  * bundle, cold start and install against find-my-way alone (about a minute); `-- --reconfigure`:
  * reconfigure() against building the engine, at 10 to 100,000 routes; `-- --channels`:
  * instructions per request with and without a decision subscriber. Each writes
- * its own section of bench/RESULTS.md and its chart. Installs the peers first.
+ * its own section of bench/RESULTS.md and its chart. Installs the peers first, and the runtimes
+ * (scripts/runtimes.js) the timed mode runs hono on.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -37,6 +38,7 @@ function ensurePeers(): void {
 }
 
 ensurePeers();
+execFileSync(process.execPath, [fileURLToPath(new URL('../scripts/runtimes.js', benchDir))], { stdio: 'inherit' });
 if (process.argv.includes('--instructions')) await countInstructions();
 else if (process.argv.includes('--startup')) await measureStartup();
 else if (process.argv.includes('--footprint')) await measureFootprint();

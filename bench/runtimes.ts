@@ -17,7 +17,8 @@ import { measure } from './load.js';
 import { median } from './report.js';
 import { benchDir, scenarios } from './scenarios.js';
 
-const BIN = new URL('../node_modules/.bin/', benchDir);
+/** Deno and Bun, installed by scripts/runtimes.js (bench/run.ts runs it first). */
+const BIN = new URL('../scripts/runtimes/node_modules/.bin/', benchDir);
 const SERVER = fileURLToPath(new URL('peers/hono-runtime.mjs', benchDir));
 /** Linux's USER_HZ, which /proc reports CPU time in. */
 const TICKS_PER_SECOND = 100;

@@ -16,7 +16,8 @@ import t from 'tap';
 
 import { REPOSITORY } from '../helpers/packing.js';
 
-const BIN = join(REPOSITORY, 'node_modules/.bin');
+/** Deno, Bun, workerd and wrangler, installed by scripts/runtimes.js before tap starts. */
+const BIN = join(REPOSITORY, 'scripts/runtimes/node_modules/.bin');
 const SOURCES = join(REPOSITORY, 'test/runtimes');
 
 interface Seen {

@@ -16,7 +16,8 @@ import t from 'tap';
 import { REPOSITORY } from '../helpers/packing.js';
 
 const README = readFileSync(join(REPOSITORY, 'README.md'), 'utf8');
-const BIN = join(REPOSITORY, 'node_modules/.bin');
+/** Deno and Bun, installed by scripts/runtimes.js before tap starts. */
+const BIN = join(REPOSITORY, 'scripts/runtimes/node_modules/.bin');
 
 /** Runs a shell command line as a user would type it, with the repository's deno and bun on PATH, without tap's NODE_OPTIONS. */
 function sh(command: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -51,7 +52,7 @@ await server.shutdown();
 `,
 };
 
-// Clone, install (about 900 MB of devDependencies) and build, then two runtimes. About a minute and
+// Clone, install (about 480 MB of devDependencies) and build, then two runtimes. About a minute and
 // a half on a quiet machine; 5 minutes when helpers' benchmarks share its 2 cores, which an earlier
 // limit of 290 s for the block failed. The limits below only stop a hung install.
 t.setTimeout(1_800_000);
