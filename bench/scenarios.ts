@@ -98,6 +98,9 @@ const restRoute: Server = { name: '@lib/rest route', entry: ours('host'), color:
 /** The host's own cost: a GET route of @lib/rest against a bare handler writing the same body. */
 export const hostPair: [bare: Server, host: Server] = [{ name: 'bare node:http handler', entry: ours('bare'), color: '#9e9e9e' }, restRoute];
 
+/** The two engines of ours, the standalone middleware and the host with CorsModule: the quick mode's scale case. */
+export const engines: Server[] = [standalone, hostWithCors];
+
 /** One importing module against ten: the same routes, policy and scenarios. */
 export const moduleCountPair: [one: Server, ten: Server] = [hostWithCors, tenModules];
 
