@@ -2,7 +2,9 @@
  * `npm run bench -- --footprint`: what @lib/cors costs before its first request, each figure a
  * ratio to find-my-way alone (the router the design requires, so the floor of a mirrored tree),
  * side by side in one run (issue 29): the edge bundle, the cold start in Node (import and
- * require()), the install. For each, where the bytes or milliseconds go. Writes its section of
+ * require()), the install. The cold starts and the install are of the package as published
+ * (`npm run pack`, installed from its tarball into a fresh folder), each beside find-my-way
+ * installed alone. For each, where the bytes or milliseconds go. Writes its section of
  * bench/RESULTS.md. About a minute.
  */
 import { execFileSync } from 'node:child_process';
@@ -102,44 +104,57 @@ interface Cold {
   rssMb: number;
 }
 
-/** What each fresh process runs, timed from before its import to after its one route. */
+/** What each fresh process runs, timed from before its import to after its one route; `lib` runs in the folder @lib/cors is installed in, the others in find-my-way's. */
 const COLD_CASES = {
   'import @lib/cors/standalone': {
+    lib: true,
     module: true,
     code: `const { createCors } = await import('@lib/cors/standalone'); createCors(${POLICY}).route('GET', '/users/:id');`,
   },
   'import @lib/cors/fetch': {
+    lib: true,
     module: true,
     code: `const { createCors } = await import('@lib/cors/fetch'); createCors(${POLICY}).route('GET', '/users/:id');`,
   },
   'import find-my-way': {
+    lib: false,
     module: true,
     code: "const { default: FindMyWay } = await import('find-my-way'); FindMyWay().on('GET', '/users/:id', () => {});",
   },
   "require('@lib/cors/standalone')": {
+    lib: true,
     module: false,
     code: `const { createCors } = require('@lib/cors/standalone'); createCors(${POLICY}).route('GET', '/users/:id');`,
   },
   "require('find-my-way')": {
+    lib: false,
     module: false,
     code: "const FindMyWay = require('find-my-way'); FindMyWay().on('GET', '/users/:id', () => {});",
   },
 } as const;
 type ColdCase = keyof typeof COLD_CASES;
 
-function coldStart(name: ColdCase): Cold {
-  const { module, code } = COLD_CASES[name];
+/** The two folders the cold starts run in: @lib/cors installed from its tarball, find-my-way alone. */
+interface InstalledApps {
+  lib: string;
+  router: string;
+}
+
+function coldStart(name: ColdCase, apps: InstalledApps): Cold {
+  const { lib, module, code } = COLD_CASES[name];
   const script = `const rss0 = process.memoryUsage.rss(); const t0 = performance.now(); ${code}
     const ms = performance.now() - t0; console.log(JSON.stringify({ ms, rssMb: (process.memoryUsage.rss() - rss0) / 2 ** 20 }));`;
   const args = module ? ['--input-type=module', '-e', script] : ['-e', script];
-  return JSON.parse(execFileSync(process.execPath, args, { cwd: REPOSITORY, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })) as Cold;
+  return JSON.parse(
+    execFileSync(process.execPath, args, { cwd: lib ? apps.lib : apps.router, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }),
+  ) as Cold;
 }
 
-function measureColdStarts(): Map<ColdCase, Cold> {
+function measureColdStarts(apps: InstalledApps): Map<ColdCase, Cold> {
   const runs = new Map<ColdCase, Cold[]>(Object.keys(COLD_CASES).map((name) => [name as ColdCase, []]));
   // Interleaved: each round runs every case once, so a neighbour's load falls on all of them alike.
   for (let round = 0; round < COLD_RUNS; round++) {
-    for (const [name, list] of runs) list.push(coldStart(name));
+    for (const [name, list] of runs) list.push(coldStart(name, apps));
   }
   return new Map([...runs].map(([name, list]) => [name, { ms: median(list.map((run) => run.ms)), rssMb: median(list.map((run) => run.rssMb)) }]));
 }
@@ -165,33 +180,28 @@ function sizeOf(path: string): { disk: number; bytes: number } {
   return size;
 }
 
-/** `specs` installed by npm into a fresh folder, as a new user would; node_modules measured. */
-function install(specs: readonly string[]): Install {
-  const dir = mkdtempSync(join(tmpdir(), 'footprint-install-'));
-  try {
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'footprint', private: true }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...specs], { cwd: dir, stdio: 'pipe' });
-    const modules = join(dir, 'node_modules');
-    const byPackage = new Map<string, number>();
-    for (const entry of readdirSync(modules)) {
-      if (entry.startsWith('.')) continue;
-      const names = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((inner) => `${entry}/${inner}`) : [entry];
-      for (const name of names) byPackage.set(name, sizeOf(join(modules, name)).disk);
-    }
-    return { ...sizeOf(modules), packages: byPackage.size, byPackage: new Map([...byPackage].sort((a, b) => b[1] - a[1])) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+/** `specs` installed by npm into the fresh folder `dir`, as a new user would; node_modules measured. */
+function install(dir: string, specs: readonly string[]): Install {
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'footprint', private: true }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...specs], { cwd: dir, stdio: 'pipe' });
+  const modules = join(dir, 'node_modules');
+  const byPackage = new Map<string, number>();
+  for (const entry of readdirSync(modules)) {
+    if (entry.startsWith('.')) continue;
+    const names = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((inner) => `${entry}/${inner}`) : [entry];
+    for (const name of names) byPackage.set(name, sizeOf(join(modules, name)).disk);
   }
+  return { ...sizeOf(modules), packages: byPackage.size, byPackage: new Map([...byPackage].sort((a, b) => b[1] - a[1])) };
 }
 
-function measureInstalls() {
+/** @lib/cors packed as the README packs it and installed from its tarball, find-my-way alone beside it; the folders are kept for the cold starts. */
+function measureInstalls(apps: InstalledApps) {
   const packDir = mkdtempSync(join(tmpdir(), 'footprint-pack-'));
   try {
-    const output = execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir, '-w', 'src/cors'], { cwd: REPOSITORY, encoding: 'utf8' });
-    const tarball = join(packDir, output.trim().split('\n').at(-1)!);
+    const tarball = execFileSync(process.execPath, [join(REPOSITORY, 'scripts/pack.js'), packDir, 'cors'], { cwd: REPOSITORY, encoding: 'utf8' }).trim();
     // The version @lib/cors resolves to here, so that both installs hold the same find-my-way.
     const { version } = JSON.parse(readFileSync(join(REPOSITORY, 'node_modules/find-my-way/package.json'), 'utf8')) as { version: string };
-    return { lib: install([tarball]), router: install([`find-my-way@${version}`]), tarball: lstatSync(tarball).size };
+    return { lib: install(apps.lib, [tarball]), router: install(apps.router, [`find-my-way@${version}`]), tarball: lstatSync(tarball).size };
   } finally {
     rmSync(packDir, { recursive: true, force: true });
   }
@@ -205,10 +215,17 @@ export async function measureFootprint(): Promise<void> {
   const started = Date.now();
   console.log('footprint: edge bundles...');
   const bundles = await measureBundles();
-  console.log(`footprint: cold starts (${COLD_RUNS} fresh processes per case, interleaved)...`);
-  const cold = measureColdStarts();
-  console.log('footprint: installs...');
-  const installs = measureInstalls();
+  const apps = { lib: mkdtempSync(join(tmpdir(), 'footprint-lib-')), router: mkdtempSync(join(tmpdir(), 'footprint-router-')) };
+  let installs: ReturnType<typeof measureInstalls>;
+  let cold: Map<ColdCase, Cold>;
+  try {
+    console.log('footprint: installs...');
+    installs = measureInstalls(apps);
+    console.log(`footprint: cold starts (${COLD_RUNS} fresh processes per case, interleaved)...`);
+    cold = measureColdStarts(apps);
+  } finally {
+    for (const dir of Object.values(apps)) rmSync(dir, { recursive: true, force: true });
+  }
 
   const rows: string[] = [];
   const row = (measure: string, ours: string, theirs: string, value: number, goal: string, holds: boolean) =>

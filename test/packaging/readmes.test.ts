@@ -11,7 +11,7 @@ import { join, posix } from 'node:path';
 
 import t from 'tap';
 
-import { REPOSITORY } from '../helpers/packing.js';
+import { pack, REPOSITORY } from '../helpers/packing.js';
 
 /** GitHub's anchor for a heading, as scripts/package-readme.js makes them. */
 const slug = (heading: string) =>
@@ -34,8 +34,7 @@ t.test('each tarball ships a README whose relative links resolve inside the tarb
   const folder = mkdtempSync(join(tmpdir(), 'readmes-'));
   t.teardown(() => rmSync(folder, { recursive: true, force: true }));
   for (const workspace of ['core', 'rest', 'cors']) {
-    const output = execFileSync('npm', ['pack', '--silent', '--pack-destination', folder, '-w', `src/${workspace}`], { cwd: REPOSITORY, encoding: 'utf8' });
-    const tarball = join(folder, output.trim().split('\n').at(-1)!);
+    const tarball = pack([workspace], folder)[0]!;
     const files = new Set(
       execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
         .trim()

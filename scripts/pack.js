@@ -1,0 +1,282 @@
+// `npm run pack -- <destination>`: the three packages' tarballs, as published, after `npm run build`.
+// @lib/core and @lib/rest are packed as they are built. @lib/cors is packed from a staging folder
+// where its JavaScript is bundled (issue 29: a require() paid about 0.5 to 1 ms per file for 22
+// files, and the install a 4 KB block per small file and 60 KB of comments): each file the
+// package.json names (entry points, ES module wrappers, the cors-check command, the Public Suffix
+// List and its stand-in) stays at its path, and the modules behind them are bundled, without
+// comments, into one file per set of entry points that load them. A module lives in exactly one
+// file, so whichever entry point or wrapper loads it there is one engine and one set of error
+// classes. The workspace's dist/ keeps tsc's output: the tests and their coverage run on that.
+// Prints each tarball's path, one a line.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, posix, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+import { build, transform } from 'esbuild';
+
+const REPOSITORY = fileURLToPath(new URL('..', import.meta.url));
+const CORS = join(REPOSITORY, 'src/cors');
+const DIST = join(CORS, 'dist');
+
+/** `contents` written to `path`, its folder made if need be. */
+function writeFile(path, contents) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, contents);
+}
+
+/** Every file under `dir`, relative to it, with `/` separators. */
+function filesUnder(dir, prefix = '') {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(dir, posix.join(prefix, entry.name)) : [posix.join(prefix, entry.name)],
+  );
+}
+
+/** The relative `require()`s of a CommonJS file in dist/, as paths relative to dist/. */
+function localRequires(file) {
+  const source = readFileSync(join(DIST, file), 'utf8');
+  return [...source.matchAll(/\brequire\("(\.\.?\/[^"]+)"\)/g)].map((match) => posix.join(posix.dirname(file), match[1]));
+}
+
+/** The JavaScript files the package's exports, its command or its ES module wrappers name: each stays a file of its own. */
+function entryFiles(manifest, wrappers) {
+  const named = new Set();
+  const collect = (value) => {
+    if (typeof value === 'string') named.add(posix.normalize(value));
+    else if (value !== null && typeof value === 'object') for (const inner of Object.values(value)) collect(inner);
+  };
+  collect(manifest.exports);
+  collect(manifest.bin);
+  for (const wrapper of wrappers) {
+    const source = readFileSync(join(DIST, wrapper), 'utf8');
+    for (const [, target] of source.matchAll(/from '(\.\.?\/[^']+)'/g)) named.add(posix.join('dist', posix.dirname(wrapper), target));
+  }
+  return [...named].filter((path) => path.endsWith('.js')).map((path) => path.replace(/^dist\//, ''));
+}
+
+/**
+ * The bundles: each entry file with the modules only it loads, and, for each other set of entry
+ * files that load the same modules, one shared file of those modules. Modules reached through
+ * another entry file are that file's. Sets of loaders nest (a module's importer is loaded by at
+ * least the same entry files), so the shared files require one another without a cycle. The
+ * largest shared file is the engine; a set of modules that every entry loading the engine loads
+ * too joins it (one file fewer to open; only an entry without the engine, cors-check, then reads
+ * more).
+ */
+function planBundles(entries) {
+  const entrySet = new Set(entries);
+  const loaders = new Map();
+  for (const entry of entries) {
+    const seen = new Set();
+    const visit = (file) => {
+      for (const target of localRequires(file)) {
+        if (entrySet.has(target) || seen.has(target)) continue;
+        seen.add(target);
+        if (!loaders.has(target)) loaders.set(target, new Set());
+        loaders.get(target).add(entry);
+        visit(target);
+      }
+    };
+    visit(entry);
+  }
+  const home = new Map(entries.map((entry) => [entry, entry]));
+  const groups = new Map();
+  for (const [module, by] of loaders) {
+    if (by.size === 1) {
+      home.set(module, [...by][0]);
+      continue;
+    }
+    const key = [...by].sort().join(' ');
+    if (!groups.has(key)) groups.set(key, { loaders: by, modules: [] });
+    groups.get(key).modules.push(module);
+  }
+  const engine = [...groups.values()].sort((a, b) => b.modules.length - a.modules.length)[0];
+  const sharedFiles = new Map();
+  for (const group of groups.values()) {
+    const joinsEngine = [...engine.loaders].every((entry) => group.loaders.has(entry));
+    // Named after the modules they hold (shared/fetch-writer.js).
+    const file = joinsEngine
+      ? 'shared/engine.js'
+      : `shared/${group.modules
+          .map((module) => posix.basename(module, '.js'))
+          .sort()
+          .join('+')}.js`;
+    if (sharedFiles.has(file) && !joinsEngine) throw new Error(`two shared files named ${file}: name them otherwise in scripts/pack.js`);
+    sharedFiles.set(file, [...(sharedFiles.get(file) ?? []), ...group.modules].sort());
+    for (const module of group.modules) home.set(module, file);
+  }
+  return { home, sharedFiles };
+}
+
+const SHARED_MODULE = 'lib-cors-shared-module';
+
+/** esbuild's options for one output file of the staged package: the modules `home` gives to other files are required from them. */
+function bundleOptions(outFile, home, staged) {
+  return {
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node22',
+    packages: 'external',
+    // Resolved by Node from the package's `imports` (the list, or its stand-in at the edge), never bundled.
+    external: ['#public-suffix-list'],
+    legalComments: 'none',
+    // Whitespace only: names stay as written, for stack traces. Scanning the whitespace was 14% of
+    // the instructions a require() of @lib/cors/standalone spends in the package's own files.
+    minifyWhitespace: true,
+    logLevel: 'error',
+    outfile: join(staged, 'dist', outFile),
+    plugins: [
+      {
+        name: 'one-file-per-module',
+        setup(builder) {
+          builder.onResolve({ filter: /^\.\.?\// }, ({ path, importer, kind }) => {
+            if (kind === 'entry-point' || importer === '' || !importer.startsWith(DIST)) return undefined;
+            const target = relative(DIST, resolve(dirname(importer), path))
+              .split('\\')
+              .join('/');
+            const file = home.get(target);
+            if (file === undefined || file === outFile) return undefined;
+            let from = posix.relative(posix.dirname(outFile), file);
+            if (!from.startsWith('.')) from = `./${from}`;
+            // An entry file is required as it is; a module in a shared file is one of its properties.
+            if (file === target) return { path: from, external: true };
+            return { path: target, namespace: SHARED_MODULE, pluginData: { from } };
+          });
+          builder.onLoad({ filter: /.*/, namespace: SHARED_MODULE }, ({ path, pluginData }) => ({
+            contents: `module.exports = require(${JSON.stringify(pluginData.from)})[${JSON.stringify(path)}];`,
+            loader: 'js',
+          }));
+          builder.onResolve({ filter: /.*/, namespace: SHARED_MODULE }, ({ path }) => ({ path, external: true }));
+        },
+      },
+    ],
+  };
+}
+
+/** The declaration files the exports name, and those they import, relative to dist/: no other is read by TypeScript. */
+function declarationFiles(manifest) {
+  const named = [];
+  const collect = (value) => {
+    if (typeof value === 'string' && /\.d\.m?ts$/.test(value)) named.push(posix.normalize(value).replace(/^dist\//, ''));
+    else if (value !== null && typeof value === 'object') for (const inner of Object.values(value)) collect(inner);
+  };
+  collect(manifest.exports);
+  const needed = new Set();
+  const visit = (file) => {
+    if (needed.has(file)) return;
+    needed.add(file);
+    const source = readFileSync(join(DIST, file), 'utf8');
+    for (const [, target] of source.matchAll(/(?:from |import\()'(\.\.?\/[^']+)'/g)) {
+      visit(
+        posix
+          .join(posix.dirname(file), target)
+          .replace(/\.js$/, '.d.ts')
+          .replace(/\.mjs$/, '.d.mts'),
+      );
+    }
+  };
+  for (const file of named) visit(file);
+  return [...needed];
+}
+
+/**
+ * What `#public-suffix-list` resolves to. In Node, Deno and Bun the list, gzipped (100 KB as text,
+ * about 50 KB so; unpacked once, by the first policy with a sub-domain pattern, in about a
+ * millisecond); elsewhere the stand-in that holds none, without its comments.
+ */
+async function stagePublicSuffixList(manifest, staged) {
+  const targets = manifest.imports['#public-suffix-list'];
+  const listFile = targets.node.replace(/^\.\/dist\//, '');
+  const generated = readFileSync(join(DIST, listFile), 'utf8');
+  const { rules } = createRequire(import.meta.url)(join(DIST, listFile));
+  const source = /^\/\/ Generated by scripts\/public-suffix-list\.js from (.*)$/m.exec(generated)?.[1];
+  if (typeof rules !== 'string' || source === undefined) throw new Error(`${listFile} is not what scripts/public-suffix-list.js writes`);
+  const packed = gzipSync(rules, { level: 9 }).toString('base64');
+  writeFile(
+    join(staged, 'dist', listFile),
+    `"use strict";\n// ${source} https://publicsuffix.org/ (Mozilla Public License 2.0), gzipped by scripts/pack.js.\nexports.rules = require("node:zlib").gunzipSync(Buffer.from(${JSON.stringify(packed)}, "base64")).toString();\n`,
+  );
+  const absentFile = targets.default.replace(/^\.\/dist\//, '');
+  const { code } = await transform(readFileSync(join(DIST, absentFile), 'utf8'), { format: 'cjs', legalComments: 'none' });
+  writeFile(join(staged, 'dist', absentFile), code);
+}
+
+/** src/cors staged for packing in `staged`: bundled JavaScript, the declarations, README, LICENSE and docs as they are. */
+async function stageCors(staged) {
+  const manifest = JSON.parse(readFileSync(join(CORS, 'package.json'), 'utf8'));
+  const files = filesUnder(DIST);
+  const wrappers = files.filter((file) => file.endsWith('.mjs'));
+  const entries = entryFiles(manifest, wrappers);
+  for (const entry of entries) if (!existsSync(join(DIST, entry))) throw new Error(`${entry} is not in src/cors/dist: run npm run build first`);
+  const { home, sharedFiles } = planBundles(entries);
+
+  for (const file of ['package.json', 'README.md', 'LICENSE', 'docs/errors.md']) cpSync(join(CORS, file), join(staged, file));
+  // Declarations as tsc wrote them, less the links to declaration maps the package does not ship.
+  for (const file of declarationFiles(manifest).filter((file) => !file.startsWith('esm/'))) {
+    writeFile(join(staged, 'dist', file), readFileSync(join(DIST, file), 'utf8').replace(/^\/\/# sourceMappingURL=.*\n?/gm, ''));
+  }
+  // The wrappers' shared list of names inlined into each (two small files fewer), and no comments.
+  const commonWrapper = (extension) => readFileSync(join(DIST, `esm/common-exports${extension}`), 'utf8');
+  for (const wrapper of files.filter((file) => /^esm\/(?!common-exports\.).*\.(d\.)?mts$|^esm\/(?!common-exports\.).*\.mjs$/.test(file))) {
+    const extension = wrapper.endsWith('.d.mts') ? '.d.mts' : '.mjs';
+    const inlined = readFileSync(join(DIST, wrapper), 'utf8').replace(`export * from './common-exports.mjs';`, () => commonWrapper(extension));
+    if (extension === '.d.mts') {
+      writeFile(join(staged, 'dist', wrapper), inlined.replace(/^\/\/# sourceMappingURL=.*\n?/gm, ''));
+      continue;
+    }
+    const { code } = await transform(inlined, { format: 'esm', legalComments: 'none' });
+    writeFile(join(staged, 'dist', wrapper), code);
+  }
+  await stagePublicSuffixList(manifest, staged);
+  for (const entry of entries) {
+    await build({ ...bundleOptions(entry, home, staged), entryPoints: [join(DIST, entry)] });
+  }
+  for (const [file, modules] of sharedFiles) {
+    // Each module behind a getter, so that it runs when first required, as it did unbundled.
+    const getters = modules.map((module) => `  get ${JSON.stringify(module)}() { return require(${JSON.stringify(`./${module}`)}); },`);
+    await build({
+      ...bundleOptions(file, home, staged),
+      stdin: { contents: `module.exports = {\n${getters.join('\n')}\n};\n`, resolveDir: DIST, loader: 'js' },
+    });
+  }
+}
+
+/** `npm pack` of `folder` into `destination`: the tarball's path. */
+function npmPack(folder, destination) {
+  const output = execFileSync('npm', ['pack', '--silent', '--pack-destination', destination, folder], { cwd: REPOSITORY, encoding: 'utf8' });
+  return join(destination, output.trim().split('\n').at(-1));
+}
+
+/** `workspaces` (folders under src/) packed into `destination`, created if need be: the tarballs' paths. */
+export async function pack(workspaces, destination) {
+  mkdirSync(destination, { recursive: true });
+  const tarballs = [];
+  for (const workspace of workspaces) {
+    if (workspace !== 'cors') {
+      tarballs.push(npmPack(join(REPOSITORY, 'src', workspace), resolve(destination)));
+      continue;
+    }
+    // A folder of its own per run: the packaging tests pack side by side.
+    const staged = mkdtempSync(join(tmpdir(), 'lib-cors-pack-'));
+    try {
+      await stageCors(staged);
+      tarballs.push(npmPack(staged, resolve(destination)));
+    } finally {
+      rmSync(staged, { recursive: true, force: true });
+    }
+  }
+  return tarballs;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [destination, ...workspaces] = process.argv.slice(2);
+  if (destination === undefined) {
+    console.error('usage: node scripts/pack.js <destination> [core rest cors]');
+    process.exit(2);
+  }
+  for (const tarball of await pack(workspaces.length > 0 ? workspaces : ['core', 'rest', 'cors'], destination)) console.log(tarball);
+}
