@@ -36,6 +36,22 @@ server.listen(0, '127.0.0.1', async () => {
   const output = scratch.run(process.execPath, ['server.js']);
   t.same(JSON.parse(output), { status: 204, origin: 'https://app.example.com', methods: 'PUT, OPTIONS' });
 
+  // The Public Suffix List ships compressed (scripts/pack.js): the warning must still come from it.
+  writeFileSync(
+    join(app, 'suffix.cjs'),
+    `const { createCors } = require('@lib/cors/standalone');
+console.warn = (line) => console.log(line);
+createCors({ origin: ['https://*.github.io', 'https://*.example.com'] }).route('GET', '/');
+`,
+  );
+  const warnings = scratch.run(process.execPath, ['suffix.cjs']);
+  t.match(
+    warnings,
+    /"https:\/\/\*\.github\.io" grants every sub-domain of github\.io, a public suffix/,
+    'the sub-domain pattern on a public suffix is warned about',
+  );
+  t.notMatch(warnings, /example\.com/, 'and not the one on a registrable domain');
+
   // The module entry needs the host, and says so by failing to resolve it, not by half-working:
   // from import and from require() alike (the import wrapper loads the CommonJS implementation).
   const moduleEntry = JSON.parse(

@@ -1,5 +1,6 @@
 // The same tests on node --test, and what only Node can show: the app loading @lib/cors both ways
-// (require() here, import() beside it) gets one copy, so state and error classes are shared.
+// (require() here, import() beside it) gets one copy, so state and error classes are shared, and
+// so does every entry point.
 const assert = require('node:assert/strict');
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -34,6 +35,23 @@ test('import and require() give the same objects, every export of every entry po
     for (const name of names) assert.equal(imported[name], required[name], `${entry}: ${name} is one object`);
   }
   assert.equal((await import('@lib/cors/fastify')).default, require('@lib/cors/fastify'), 'the fastify plugin');
+});
+
+test('every @lib/cors entry point exports the same error classes and constants: one engine in the package', async () => {
+  // The tarball bundles each entry point (scripts/pack.js); the modules they share must stay in one file.
+  const shared = ['CorsOptions', 'CorsOptionsError', 'CorsUsageError', 'RouteRegistrationError', 'OPTION_ERROR_CODES', 'CONFIG_CHANNEL'];
+  const first = require('@lib/cors/standalone');
+  for (const entry of entryPoints().filter((name) => name.startsWith('@lib/cors'))) {
+    const required = require(entry);
+    const imported = await import(entry);
+    for (const name of shared) {
+      assert.ok(first[name] !== undefined, name);
+      assert.equal(required[name], first[name], `${entry}: ${name} from require() is @lib/cors/standalone's`);
+      assert.equal(imported[name], first[name], `${entry}: ${name} from import is @lib/cors/standalone's`);
+    }
+  }
+  const badOption = () => require('@lib/cors/fetch').createCors({ origin: '' });
+  assert.throws(badOption, require('@lib/cors/express').CorsOptionsError, 'thrown by one entry point, recognised through another');
 });
 
 test('an error thrown through import is an instance of the class from require(), and the reverse', async () => {
