@@ -1,13 +1,13 @@
 // `npm run pack -- <destination>`: the three packages' tarballs, as published, after `npm run build`.
 // @lib/core and @lib/rest are packed as they are built. @lib/cors is packed from a staging folder
-// where its JavaScript is bundled (issue 29: a require() paid about 0.5 to 1 ms per file for 22
-// files, and the install a 4 KB block per small file and 60 KB of comments): each file the
-// package.json names (entry points, ES module wrappers, the cors-check command, the Public Suffix
-// List and its stand-in) stays at its path, and the modules behind them are bundled, without
-// comments, into one file per set of entry points that load them. A module lives in exactly one
-// file, so whichever entry point or wrapper loads it there is one engine and one set of error
-// classes. The workspace's dist/ keeps tsc's output: the tests and their coverage run on that.
-// Prints each tarball's path, one a line.
+// where its JavaScript is bundled (issue 29: 91 files installed, a 4 KB block for each small one,
+// 60 KB of comments, and 22 files for a require() to resolve and read): each file the package.json
+// names (entry points, ES module wrappers, the cors-check command, the Public Suffix List and its
+// stand-in) stays at its path, and the modules behind them are bundled, without comments, into one
+// file per set of entry points that load them (planBundles()). A module lives in exactly one file,
+// so whichever entry point or wrapper loads it there is one engine and one set of error classes.
+// The workspace's dist/ keeps tsc's output: the tests and their coverage run on that, and
+// test/packaging on what this packs. Prints each tarball's path, one a line.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
