@@ -245,9 +245,17 @@ async function stageCors(staged) {
   }
 }
 
-/** `npm pack` of `folder` into `destination`: the tarball's path. */
+/**
+ * `npm pack` of `folder` into `destination`: the tarball's path. @lib/cors's prepack refuses to run
+ * without LIB_CORS_STAGED, so that `npm pack -w src/cors` or `npm publish` there cannot ship the
+ * unbundled workspace.
+ */
 function npmPack(folder, destination) {
-  const output = execFileSync('npm', ['pack', '--silent', '--pack-destination', destination, folder], { cwd: REPOSITORY, encoding: 'utf8' });
+  const output = execFileSync('npm', ['pack', '--silent', '--pack-destination', destination, folder], {
+    cwd: REPOSITORY,
+    encoding: 'utf8',
+    env: { ...process.env, LIB_CORS_STAGED: '1' },
+  });
   return join(destination, output.trim().split('\n').at(-1));
 }
 
