@@ -130,3 +130,39 @@ t.test('past 1,000 routes the router itself is asked: a route it drops after mir
   t.notOk(covered(FILLER), 'shared: the router no longer has the route');
   t.ok(covered(10), 'copied: the engine kept its own');
 });
+
+t.test("one path under several spellings and handlers is one table, as find-my-way's tree and the copy have it", async (t) => {
+  const settings = { caseSensitive: false };
+  const router = routerOf(settings, (router) => {
+    router.on('GET', '/Reports/:id', () => {});
+    router.on('PUT', '/reports/:key', () => {});
+  });
+  const preflight = (engine: ReturnType<typeof createCors>): unknown => {
+    const exchange = fakeExchange('OPTIONS', '/REPORTS/1', {});
+    engine.handle(exchange.req, exchange.res, () => {});
+    return exchange.headers.get('allow');
+  };
+  t.equal(preflight(createCors(OPTIONS).mirror(router)), 'GET, HEAD, PUT, OPTIONS');
+  t.equal(preflight(copied(router, settings)), 'GET, HEAD, PUT, OPTIONS');
+});
+
+t.test("a path's methods keep their registration order when one handler serves several of them", async (t) => {
+  const generic = () => {};
+  const router = routerOf({}, (router) => {
+    // The router's methods, in the order it first has them, are GET, DELETE, PUT: not this path's.
+    router.on('DELETE', '/carts/:id', () => {});
+    router.on('GET', '/items/:id', generic);
+    router.on('PUT', '/items/:id', () => {});
+    router.on('DELETE', '/items/:id', generic);
+  });
+  const exchange = fakeExchange('OPTIONS', '/items/1', {});
+  createCors(OPTIONS)
+    .mirror(router)
+    .handle(exchange.req, exchange.res, () => {});
+  t.equal(exchange.headers.get('allow'), 'GET, HEAD, PUT, DELETE, OPTIONS');
+});
+
+t.test("a shared mirror's options are checked at mirror(), not at the first request that builds a table", async (t) => {
+  const router = routerOf({}, varied);
+  t.throws(() => createCors(OPTIONS).mirror(router, { maxAge: -1 }), { name: 'CorsOptionsError', message: /maxAge = -1 is not a whole number/ });
+});

@@ -7,7 +7,7 @@ import { buildPathTable, type PathTable } from './path-table.js';
 import type { CorsPolicy } from './policy.js';
 import type { MirrorableRouter } from './route-tree.js';
 
-/** What a lookup reads of the router: find-my-way's own `find()` and its list of routes. */
+/** What a lookup reads of the router: find-my-way's own `find()` and `findRoute()`, and its list of routes. */
 export interface FindingRouter extends MirrorableRouter {
   readonly routes: readonly {
     readonly method: string;
@@ -17,7 +17,10 @@ export interface FindingRouter extends MirrorableRouter {
     readonly opts?: { readonly constraints?: Readonly<Record<string, unknown>> };
   }[];
   find(method: string, path: string): { readonly handler: unknown; readonly store: unknown } | null;
+  findRoute(method: string, path: string): { readonly handler: unknown; readonly store: unknown } | null;
 }
+
+type FoundRoute = { readonly handler: unknown; readonly store: unknown };
 
 /**
  * Up to this many routes the engine copies a mirrored router into its own tree, compiled
@@ -26,74 +29,69 @@ export interface FindingRouter extends MirrorableRouter {
  */
 export const SHARED_ROUTER_ABOVE = 1000;
 
-/** Tells two spellings of one route apart from two routes: find-my-way files `/a/:x` and `/a/:y` under one node. */
-const PARAMETER_NAME = /:[^/:(.-]+/g;
+/**
+ * Tells two spellings of one route apart from two routes: find-my-way files `/a/:x` and `/a/:y`
+ * under one node. An escaped colon (`::`) is part of a static segment, not a parameter.
+ */
+const PARAMETER_NAME = /::|:[^/:(.-]+/g;
+const canonicalPath = (path: string): string => (path.includes(':') ? path.replace(PARAMETER_NAME, (found) => (found === '::' ? found : ':')) : path);
 
 /**
  * The covered paths of a router the application owns, each path's table found through the route
  * the router matches: by its handler, or, where the application gives several routes one handler,
  * by its store. `undefined` from `share()` when neither tells the routes apart, or when a route
  * has constraints (find-my-way matches those per request): the caller then copies the routes.
+ *
+ * A path's table is built at its first request, not at mirror(): at 100,000 routes, grouping every
+ * path's methods and building every table cost about a third of a second of start-up (bench
+ * --startup). Building one can no longer fail by then: the policy is compiled and checked at
+ * mirror(), and the router accepted every path.
  */
 export class SharedRouter {
   readonly #router: FindingRouter;
+  /** The router's routes as mirror() found them; the indices below point into it. */
+  readonly #routes: FindingRouter['routes'];
+  readonly #policy: CorsPolicy;
   /** The methods the router has routes of, GET first: a path is covered when any of them matches it. */
   readonly #methods: readonly string[];
   readonly #hasMethod: ReadonlySet<string>;
-  readonly #tables: Map<unknown, PathTable>;
   readonly #byStore: boolean;
+  /** Each key's first route (where its path is found when its table is first needed), and its later ones. */
+  readonly #firstRoute: ReadonlyMap<unknown, number>;
+  readonly #laterRoutes: ReadonlyMap<unknown, readonly number[]>;
+  /** The tables built so far, by key: every key of a path gets its one table. */
+  readonly #tables = new Map<unknown, PathTable>();
 
-  private constructor(router: FindingRouter, methods: readonly string[], tables: Map<unknown, PathTable>, byStore: boolean) {
+  private constructor(router: FindingRouter, policy: CorsPolicy, methods: readonly string[], byStore: boolean, routesByKey: RoutesByKey) {
     this.#router = router;
+    this.#routes = router.routes;
+    this.#policy = policy;
     this.#methods = methods;
     this.#hasMethod = new Set(methods);
-    this.#tables = tables;
     this.#byStore = byStore;
+    this.#firstRoute = routesByKey.first;
+    this.#laterRoutes = routesByKey.later;
   }
 
   static share(router: FindingRouter, policy: CorsPolicy): SharedRouter | undefined {
+    if (typeof router.findRoute !== 'function') return undefined;
     const routes = router.routes;
-    // Each route's path, as one key for all its spellings, and the methods of each path.
-    const keys: string[] = new Array(routes.length);
-    const paths = new Map<string, { path: string; methods: string[]; table: PathTable | undefined }>();
+    // One pass over the routes, most often the only one: on a router of 100,000 routes, reading
+    // each route the first time costs more than the work done with it.
+    const methods = new Set(['GET']);
+    const byHandler = new RoutesByKey();
+    let handlersTellApart = true;
     for (let index = 0; index < routes.length; index++) {
       const route = routes[index]!;
       const constraints = route.opts?.constraints;
       if (constraints !== undefined && Object.keys(constraints).length > 0) return undefined;
-      const key = route.path.includes(':') ? route.path.replace(PARAMETER_NAME, ':') : route.path;
-      keys[index] = key;
-      const entry = paths.get(key);
-      if (entry === undefined) paths.set(key, { path: route.path, methods: [route.method], table: undefined });
-      else if (!entry.methods.includes(route.method)) entry.methods.push(route.method);
+      if (!methods.has(route.method)) methods.add(route.method);
+      if (handlersTellApart) handlersTellApart = byHandler.add(routes, index, route.handler);
     }
-    const tableOf = (index: number): PathTable => {
-      const entry = paths.get(keys[index]!)!;
-      entry.table ??= buildPathTable(entry.path, policy, entry.methods);
-      return entry.table;
-    };
-    /** Each route's table by `by(route)`; `undefined` when two routes of different paths give one key. */
-    const tablesBy = (by: (route: FindingRouter['routes'][number]) => unknown): Map<unknown, PathTable> | undefined => {
-      const found = new Map<unknown, PathTable>();
-      for (let index = 0; index < routes.length; index++) {
-        const key = by(routes[index]!);
-        const table = tableOf(index);
-        if (key === undefined || key === null) return undefined;
-        const known = found.get(key);
-        if (known === undefined) found.set(key, table);
-        else if (known !== table) return undefined;
-      }
-      return found;
-    };
-    const methods = [...new Set(['GET', ...routes.map((route) => route.method)])];
-    const byHandler = tablesBy((route) => route.handler);
-    if (byHandler !== undefined) return new SharedRouter(router, methods, byHandler, false);
-    const byStore = tablesBy((route) => route.store);
-    return byStore === undefined ? undefined : new SharedRouter(router, methods, byStore, true);
-  }
-
-  /** How many paths, for the tree's statistics. */
-  get size(): number {
-    return new Set(this.#tables.values()).size;
+    if (handlersTellApart) return new SharedRouter(router, policy, [...methods], false, byHandler);
+    const byStore = new RoutesByKey();
+    for (let index = 0; index < routes.length; index++) if (!byStore.add(routes, index, routes[index]!.store)) return undefined;
+    return new SharedRouter(router, policy, [...methods], true, byStore);
   }
 
   /**
@@ -115,6 +113,70 @@ export class SharedRouter {
       }
       if (found === null) return undefined;
     }
-    return this.#tables.get(this.#byStore ? found.store : found.handler);
+    const key = this.#keyOf(found);
+    return this.#tables.get(key) ?? this.#buildTable(key);
+  }
+
+  #keyOf(found: FoundRoute): unknown {
+    return this.#byStore ? found.store : found.handler;
+  }
+
+  /**
+   * The table of the path of `key`'s routes, built at its first request: the methods the router
+   * has on that path (find-my-way's own notion of one path, as the copy's tree merges them), in the
+   * order they were registered. `undefined` for a route added after mirror().
+   */
+  #buildTable(key: unknown): PathTable | undefined {
+    const first = this.#firstRoute.get(key);
+    if (first === undefined) return undefined;
+    const path = this.#routes[first]!.path;
+    const onPath: { index: number; method: string; key: unknown }[] = [];
+    for (const method of this.#methods) {
+      const route = this.#router.findRoute(method, path);
+      if (route === null) continue;
+      const routeKey = this.#keyOf(route);
+      const index = this.#indexOf(routeKey, method);
+      if (index !== undefined) onPath.push({ index, method, key: routeKey });
+    }
+    // The route found is on the path: were findRoute() to miss it, the path keeps that route's method.
+    if (!onPath.some((route) => route.key === key)) onPath.push({ index: first, method: this.#routes[first]!.method, key });
+    onPath.sort((a, b) => a.index - b.index);
+    const table = buildPathTable(
+      this.#routes[onPath[0]!.index]!.path,
+      this.#policy,
+      onPath.map((route) => route.method),
+    );
+    for (const route of onPath) this.#tables.set(route.key, table);
+    return table;
+  }
+
+  /** The index of `key`'s route of `method`, among those mirror() found. */
+  #indexOf(key: unknown, method: string): number | undefined {
+    const first = this.#firstRoute.get(key);
+    if (first === undefined || this.#routes[first]!.method === method) return first;
+    return this.#laterRoutes.get(key)?.find((index) => this.#routes[index]!.method === method);
+  }
+}
+
+/** The routes under each key (a handler or a store), by index into the router's routes. */
+class RoutesByKey {
+  /** Each key's first route. */
+  readonly first = new Map<unknown, number>();
+  /** The later routes of keys that several routes share (one handler for a path's methods). */
+  readonly later = new Map<unknown, number[]>();
+
+  /** Files route `index` under `key`; `false` when keys do not tell the paths apart: `key` missing, or given to a route of another path. */
+  add(routes: FindingRouter['routes'], index: number, key: unknown): boolean {
+    if (key === undefined || key === null) return false;
+    const known = this.first.get(key);
+    if (known === undefined) {
+      this.first.set(key, index);
+      return true;
+    }
+    if (canonicalPath(routes[known]!.path) !== canonicalPath(routes[index]!.path)) return false;
+    const others = this.later.get(key);
+    if (others === undefined) this.later.set(key, [index]);
+    else others.push(index);
+    return true;
   }
 }
