@@ -7,7 +7,7 @@ import { getModuleDefinition, StartupError, tokenName, type Class, type Provider
 import { buildModuleTree, type RestModuleNode, type RestModuleTree } from './modules.js';
 import { endWithBody, JSON_TYPE, TEXT } from './request-context.js';
 import type { HttpMethod } from './http-methods.js';
-import { RouteTable, type RouteEntry } from './route-table.js';
+import { RouteTable, type RouteEntry, type RouteMatch } from './route-table.js';
 import {
   collectControllerRoutes,
   hookRoute,
@@ -21,6 +21,12 @@ import {
 
 /** A step in front of the router, Connect-style. */
 export type PreRouterStep = (req: IncomingMessage, res: ServerResponse, next: () => void) => void | Promise<void>;
+
+/**
+ * A step between the router and the route: given the route the router found for the request
+ * (`undefined` where none has a router entry for its method), so that it needs no lookup of its own.
+ */
+export type RouteStep = (req: IncomingMessage, res: ServerResponse, route: RouteInfo | undefined, next: () => void) => void | Promise<void>;
 
 /** What an init hook receives, once per module that imports the hook's module. */
 export interface RestInitContext {
@@ -40,6 +46,11 @@ export interface RestInitContext {
   addRouteOnPaths(method: string, paths: Iterable<string>, handler: RouteHandler): void;
   /** Runs `step` before the router for every request, in the order hooks add them. */
   addPreRouterStep(step: PreRouterStep): void;
+  /**
+   * Runs `step` for every request once the router has looked its route up (after every
+   * pre-router step), in the order hooks add them; the route runs when the last one calls `next()`.
+   */
+  addRouteStep(step: RouteStep): void;
   /**
    * The route the router runs for `method` on `url` (HEAD: a GET route where no HEAD route
    * matches), among the routes with a router entry (not addRouteOnPaths()'s); `undefined` where
@@ -64,20 +75,18 @@ export class RestApplication {
   /** Every route served, for introspection (the HEAD that every GET route answers is not listed). */
   readonly routes: readonly { method: string; path: string }[];
 
-  private constructor(table: RouteTable, routes: readonly RouteDefinition[], steps: readonly PreRouterStep[], logger: Logger) {
+  private constructor(table: RouteTable, routes: readonly RouteDefinition[], steps: Steps, logger: Logger) {
     this.routes = routes.map(({ method, path }) => ({ method, path }));
-    const dispatch = buildDispatcher(table, routes, logger);
-    // Steps run in order, the router last; a step that throws or rejects answers 500 like a handler.
-    const handle = steps.reduceRight<(req: IncomingMessage, res: ServerResponse) => void>(
-      (next, step) => (req, res) => {
-        let returned: unknown;
-        try {
-          returned = step(req, res, () => next(req, res));
-        } catch (error) {
-          return fail(res, error, `${req.method} ${req.url}`, logger);
-        }
-        if (returned instanceof Promise) returned.catch((error: unknown) => fail(res, error, `${req.method} ${req.url}`, logger));
-      },
+    const { match, serve } = buildDispatcher(table, routes, logger);
+    // Steps run in order, the route last; a step that throws or rejects answers 500 like a handler.
+    const routed = steps.route.reduceRight<(req: IncomingMessage, res: ServerResponse, found: RouteMatch | null) => void>(
+      (next, step) => (req, res, found) => guard(req, res, logger, () => step(req, res, found?.store.definition, () => next(req, res, found))),
+      serve,
+    );
+    // One lookup serves the route steps and the route.
+    const dispatch = (req: IncomingMessage, res: ServerResponse) => routed(req, res, match(req));
+    const handle = steps.preRouter.reduceRight<(req: IncomingMessage, res: ServerResponse) => void>(
+      (next, step) => (req, res) => guard(req, res, logger, () => step(req, res, () => next(req, res))),
       dispatch,
     );
     this.server = createServer(handle);
@@ -90,7 +99,7 @@ export class RestApplication {
     }
     const tree = buildModuleTree(rootModule);
     const routes: RouteDefinition[] = [];
-    const steps: PreRouterStep[] = [];
+    const steps: Steps = { preRouter: [], route: [] };
     // Filled once every hook has run; pre-router steps ask it through matchRoute().
     const table = new RouteTable();
     for (const node of tree.nodes) {
@@ -121,13 +130,29 @@ export class RestApplication {
   }
 }
 
+interface Steps {
+  readonly preRouter: PreRouterStep[];
+  readonly route: RouteStep[];
+}
+
+/** Runs a step; one that throws or rejects answers 500 like a handler. */
+function guard(req: IncomingMessage, res: ServerResponse, logger: Logger, run: () => unknown): void {
+  let returned: unknown;
+  try {
+    returned = run();
+  } catch (error) {
+    return fail(res, error, `${req.method} ${req.url}`, logger);
+  }
+  if (returned instanceof Promise) returned.catch((error: unknown) => fail(res, error, `${req.method} ${req.url}`, logger));
+}
+
 interface InitScope {
   readonly tree: RestModuleTree;
   readonly node: RestModuleNode;
   /** The importing module's routes, and every route so far: added routes go into both. */
   readonly own: RouteDefinition[];
   readonly all: RouteDefinition[];
-  readonly steps: PreRouterStep[];
+  readonly steps: Steps;
   /** The module whose hook it is. */
   readonly from: RestModuleNode;
   readonly table: RouteTable;
@@ -154,14 +179,25 @@ function initContext({ tree, node, own, all, steps, from, table }: InitScope): R
     },
     addPreRouterStep: (step) => {
       if (typeof step !== 'function') throw new StartupError(`${source}: addPreRouterStep() takes a function (req, res, next).`);
-      steps.push(step);
+      steps.preRouter.push(step);
+    },
+    addRouteStep: (step) => {
+      if (typeof step !== 'function') throw new StartupError(`${source}: addRouteStep() takes a function (req, res, route, next).`);
+      steps.route.push(step);
     },
     matchRoute: (method, url) => table.match(method, url)?.store.definition,
   };
 }
 
+interface Dispatcher {
+  /** The route the router runs for the request (HEAD: the GET route where no HEAD route matches); `null` where none has a router entry. */
+  match(req: IncomingMessage): RouteMatch | null;
+  /** Runs the route `match()` found, or answers through a route on paths, a 404 or a 405. */
+  serve(req: IncomingMessage, res: ServerResponse, found: RouteMatch | null): void;
+}
+
 /** The router with every route compiled, and the 404 / 405 / 500 answers. */
-function buildDispatcher(table: RouteTable, routes: readonly RouteDefinition[], logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+function buildDispatcher(table: RouteTable, routes: readonly RouteDefinition[], logger: Logger): Dispatcher {
   const methods = new Set<HttpMethod>();
   /** addRouteOnPaths() groups by method, each with its first route's rank and its compiled handler. */
   const onPaths = new Map<string, { group: PathRouteGroup; rank: number; run: CompiledRoute }[]>();
@@ -220,13 +256,13 @@ function buildDispatcher(table: RouteTable, routes: readonly RouteDefinition[], 
     return undefined;
   };
 
-  // Hot path: one lookup, the compiled handler, and what it returned sent.
-  return (req, res) => {
+  // HEAD runs the GET route where no HEAD route matches (node:http drops the body): a lookup
+  // on a miss instead of a HEAD twin of every GET route, which doubled the router's size.
+  const match = (req: IncomingMessage) => table.match(req.method ?? '', req.url ?? '/');
+  // Hot path: the compiled handler of the route found, and what it returned sent.
+  const serve = (req: IncomingMessage, res: ServerResponse, matched: RouteMatch | null) => {
     const url = req.url ?? '/';
-    let found = table.find(req.method, url);
-    // HEAD runs the GET route where no HEAD route matches (node:http drops the body): a lookup
-    // on a miss instead of a HEAD twin of every GET route, which doubled the router's size.
-    if (found === null && req.method === 'HEAD') found = table.find('GET', url);
+    let found = matched;
     let run: CompiledRoute;
     if (found !== null) run = found.store.run;
     else {
@@ -250,6 +286,7 @@ function buildDispatcher(table: RouteTable, routes: readonly RouteDefinition[], 
       settle(req, res, result, logger);
     }
   };
+  return { match, serve };
 }
 
 function settle(req: IncomingMessage, res: ServerResponse, value: unknown, logger: Logger): void {

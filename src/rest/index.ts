@@ -1,5 +1,5 @@
 /** `@lib/rest`: the small REST host that CorsModule plugs into. */
-export { RestApplication, type PreRouterStep, type RestApplicationOptions, type RestInitContext } from './application.js';
+export { RestApplication, type PreRouterStep, type RestApplicationOptions, type RestInitContext, type RouteStep } from './application.js';
 export {
   controller,
   restModule,

@@ -199,6 +199,54 @@ t.test("an init hook sees the importing module's routes, adds a route and a step
   t.equal((await hooked.send('GET', '/nothing')).headers['x-audited'], '/nothing', 'steps run before the 404 too');
 });
 
+t.test('a route step gets the route the router found, after the pre-router steps, and the route runs on its next()', async (t) => {
+  const seen: string[] = [];
+  @injectable()
+  class RouteHook {
+    onInit(context: RestInitContext) {
+      context.addPreRouterStep((req, _res, next) => {
+        // Rewritten before routing: the route step and the route both see the rewritten URL's route.
+        if (req.url === '/old') req.url = '/items/7';
+        next();
+      });
+      context.addRouteStep((req, res, found, next) => {
+        seen.push(`${req.method} ${req.url} -> ${found === undefined ? 'none' : `${found.method} ${found.path} ${found.controller?.name}`}`);
+        if (req.url === '/items/0') throw new Error('refused by the step');
+        res.setHeader('X-Route', found?.path ?? 'none');
+        next();
+      });
+    }
+  }
+  @restModule({ initHooks: [RouteHook] })
+  class RouteHookModule {}
+  @controller()
+  class ItemsController {
+    @route('GET', 'items/:id')
+    one(ctx: RequestContext) {
+      return `item ${ctx.params.id}`;
+    }
+  }
+  @restRootModule({ imports: [RouteHookModule], controllers: [ItemsController] })
+  class RoutedApp {}
+  const errors: unknown[][] = [];
+  const routed = await serveApplication(RoutedApp, { logger: { error: (...args: unknown[]) => errors.push(args) } });
+  t.teardown(routed.close);
+  const item = await routed.send('GET', '/old');
+  t.equal(item.body, 'item 7');
+  t.equal(item.headers['x-route'], '/items/:id');
+  t.equal((await routed.send('HEAD', '/items/3')).headers['x-route'], '/items/:id', 'HEAD finds the GET route, as the router runs it');
+  const missing = await routed.send('DELETE', '/items/3');
+  t.equal(missing.status, 405, 'no route: the step still runs, then the 405');
+  t.equal(missing.headers['x-route'], 'none');
+  t.equal((await routed.send('GET', '/items/0')).status, 500, 'a step that throws answers 500 like a handler');
+  t.same(seen, [
+    'GET /items/7 -> GET /items/:id ItemsController',
+    'HEAD /items/3 -> GET /items/:id ItemsController',
+    'DELETE /items/3 -> none',
+    'GET /items/0 -> GET /items/:id ItemsController',
+  ]);
+});
+
 t.test('a controller that needs nothing per request is built without a request injector', async (t) => {
   let built = 0;
   @injectable()

@@ -12,7 +12,7 @@ import {
   type DynamicModule,
   type InitHook,
 } from '@lib/core';
-import { restModule, type RestInitContext, type RouteInfo } from '@lib/rest';
+import { restModule, type RestInitContext, type RouteInfo, type RouteStep } from '@lib/rest';
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -21,7 +21,7 @@ import type { PathLookup } from '../core/route-tree.js';
 import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
 import { compileUserOptions } from '../core/policy.js';
 import { warnOnceAboutWildcard } from '../entry/credentials.js';
-import { nodeMiddleware } from '../entry/node.js';
+import { respond } from '../entry/node.js';
 import { endEmpty } from '../entry/node-writer.js';
 import { CorsService } from './cors-service.js';
 import { layerCorsOptions } from './layers.js';
@@ -56,7 +56,7 @@ class CorsInitHook implements InitHook<RestInitContext> {
       core = this.application.core = new CorsCore({}, { logger, source: 'CorsModule', debug: this.debug });
       // The host's router finds a request's route, the route its table: no second tree of the paths.
       core.lookUpWith(hostLookup(context, this.application.tables, this.application.methods));
-      context.addPreRouterStep(nodeMiddleware(core));
+      context.addRouteStep(routeStep(core, this.application.tables));
     }
     core.knowPolicy(baseOptions, basePolicy);
     this.application.firstModuleOptions ??= baseOptions;
@@ -148,6 +148,26 @@ function hostLookup(context: RestInitContext, tables: ReadonlyMap<RouteInfo, Tab
       if (ref !== undefined) return ref.table;
     }
     return undefined;
+  };
+}
+
+/**
+ * The engine between the host's router and the route: the route the router found leads to its
+ * table, with no lookup of the engine's own; only where it is no importing module's (a preflight,
+ * a method the path lacks) does the engine look through the path's other routes.
+ */
+function routeStep(core: CorsCore, tables: ReadonlyMap<RouteInfo, TableRef>): RouteStep {
+  let sealed = false;
+  return (req, res, route, next) => {
+    // Sealing drops what registration needed; the engine's own lookup would have done it here.
+    if (!sealed) {
+      core.seal();
+      sealed = true;
+    }
+    const ref = route === undefined ? undefined : tables.get(route);
+    const table = ref !== undefined ? ref.table : core.lookup(req.url ?? '/', req.method);
+    if (table === undefined) return next();
+    respond(core, table, req, res, next);
   };
 }
 
