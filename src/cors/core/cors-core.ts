@@ -1,6 +1,6 @@
 /** The engine every entry point shares: the options, the covered routes and the sealed lookup, swapped whole on reconfigure(); it neither decides a request nor writes a response. */
 import { publishConfiguration } from './channels.js';
-import { type CorsOptionProblem, CorsOptionsError, RouteRegistrationError } from './errors.js';
+import { type CorsOptionProblem, CorsOptionsError, labelText, RouteRegistrationError, type RouteLabel } from './errors.js';
 import { LineLimit } from './line-limit.js';
 import { mergeCorsOptions, normalisedOptions, sameOptions, type AnyCorsOptions, type CorsLogger } from './options.js';
 import type { PathTable } from './path-table.js';
@@ -78,7 +78,7 @@ interface Registration {
   readonly methods: readonly string[];
   readonly path: string;
   readonly options: RouteOptionsSource;
-  readonly label: string;
+  readonly label: RouteLabel;
   /** For routes matched by their framework (entry/framework-routes.ts): the key of the path as the framework spells it. */
   readonly elsewhere: string | undefined;
   /** The table it decides with in the configuration in force. */
@@ -157,8 +157,7 @@ class Configuration {
 
   #copy({ router, options }: MirrorRegistration): void {
     for (const { method, path } of router.routes) {
-      const label = `mirror() of ${method} ${path}`;
-      this.add({ kind: 'route', methods: [method], path, options, label, elsewhere: undefined, table: undefined as unknown as PathTable });
+      this.add({ kind: 'route', methods: [method], path, options, label: mirroredLabel, elsewhere: undefined, table: undefined as unknown as PathTable });
     }
   }
 
@@ -182,24 +181,34 @@ class Configuration {
   /**
    * A route's whole options and their policy: those of `route`, or of a mirror() when it is
    * `undefined`, which problems' paths name (`routes["GET /login"].origin[2]`, `mirror().origin`).
+   * The label and the path prefix are made only where a check may report them.
    */
-  #routeOptions(options: RouteOptionsSource, label: string, route: Registration | undefined): { options: AnyCorsOptions; policy: CorsPolicy } {
+  #routeOptions(options: RouteOptionsSource, label: RouteLabel, route: Registration | undefined): { options: AnyCorsOptions; policy: CorsPolicy } {
     if (options === undefined) return { options: this.options, policy: this.policy };
-    const pathPrefix = route === undefined ? 'mirror().' : routePathPrefix(route.methods, route.path);
     let merged: AnyCorsOptions;
     if (typeof options === 'function') {
       merged = options(this.options);
     } else {
-      checkOptionsObject(options, label, pathPrefix);
+      checkOptionsObject(options, sourceOf(label, route), pathPrefixOf(route));
       merged = mergeCorsOptions(this.options, options);
     }
     const known = this.#routePolicies.find((entry) => sameOptions(entry.options, merged));
     if (known !== undefined) return known;
-    const policy = compilePolicy(merged, { source: label, logger: this.#logger, pathPrefix });
+    const policy = compilePolicy(merged, { source: sourceOf(label, route), logger: this.#logger, pathPrefix: pathPrefixOf(route) });
     this.#routePolicies.push({ options: merged, policy });
     return { options: merged, policy };
   }
 }
+
+/** The label of a route's registration (or a mirror()'s), made for a check that may report it. */
+const sourceOf = (label: RouteLabel, route: Registration | undefined): string =>
+  route === undefined ? labelText(label, [], '') : labelText(label, route.methods, route.path);
+
+/** Where a route's (or a mirror()'s) options sit, as problems' paths name it. */
+const pathPrefixOf = (route: Registration | undefined): string => (route === undefined ? 'mirror().' : routePathPrefix(route.methods, route.path));
+
+/** A route of a mirror() copied into the tree, as errors name it. */
+const mirroredLabel = (methods: readonly string[], path: string): string => `mirror() of ${methods.join(',')} ${path}`;
 
 /**
  * Holds what the entry points share: options, routes, the sealed lookup. Not published: the entry
@@ -231,7 +240,7 @@ export class CorsCore {
    * Covers `path` for `methods`, with `options` merged field by field over the engine's own (or
    * composed from them); `label` names the registration in errors. Returns the route's table.
    */
-  route(methods: readonly string[], path: string, options: RouteOptionsSource, label: string): TableRef {
+  route(methods: readonly string[], path: string, options: RouteOptionsSource, label: RouteLabel): TableRef {
     return this.#register(methods, path, options, label, undefined);
   }
 
@@ -239,12 +248,12 @@ export class CorsCore {
    * Covers a route that its framework matches (entry/framework-routes.ts): tables as route()
    * builds them, grouped by `key`, outside the tree.
    */
-  routeMatchedElsewhere(key: string, methods: readonly string[], path: string, options: RouteOptionsSource, label: string): TableRef {
+  routeMatchedElsewhere(key: string, methods: readonly string[], path: string, options: RouteOptionsSource, label: RouteLabel): TableRef {
     return this.#register(methods, path, options, label, key);
   }
 
-  #register(methods: readonly string[], path: string, options: RouteOptionsSource, label: string, elsewhere: string | undefined): TableRef {
-    this.#assertOpen(label, path);
+  #register(methods: readonly string[], path: string, options: RouteOptionsSource, label: RouteLabel, elsewhere: string | undefined): TableRef {
+    if (this.#lookup !== undefined) this.#assertOpen(labelText(label, methods, path), path);
     const registration: Registration = { kind: 'route', methods, path, options, label, elsewhere, table: undefined as unknown as PathTable };
     registration.table = this.#configuration.add(registration);
     this.#registrations.push(registration);

@@ -1,7 +1,7 @@
 /** The covered paths in a find-my-way tree whose stores are the path tables; registration checks, and the sealed lookup. */
 import Router from 'find-my-way';
 
-import { describeValue, RouteRegistrationError } from './errors.js';
+import { describeValue, labelText, RouteRegistrationError, type RouteLabel } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { sameOptions, type AnyCorsOptions } from './options.js';
 import { buildPathTable, GLOBAL_METHODS, type PathTable } from './path-table.js';
@@ -31,8 +31,10 @@ interface MethodRecord {
   readonly policy: CorsPolicy;
   /** The merged options the policy was compiled from, to tell equal registrations from conflicting ones. */
   readonly options: AnyCorsOptions;
-  /** Who registered it, named when a later registration conflicts. */
-  readonly source: string;
+  /** Who registered it (with the methods and path it registered), named when a later registration conflicts. */
+  readonly source: RouteLabel;
+  readonly registeredMethods: readonly string[];
+  readonly registeredPath: string;
 }
 
 interface PathRecord {
@@ -124,7 +126,7 @@ export class RouteTree {
   }
 
   /** Covers `path` for `methods`; returns the path's table (one object per path, completed in place as methods are added). */
-  add(methods: readonly string[], path: string, options: AnyCorsOptions, policy: CorsPolicy, source: string): PathTable {
+  add(methods: readonly string[], path: string, options: AnyCorsOptions, policy: CorsPolicy, source: RouteLabel): PathTable {
     checkMethods(methods, path, source);
 
     let record = this.#find(path);
@@ -135,7 +137,7 @@ export class RouteTree {
       } catch (error) {
         throw new RouteRegistrationError(
           'CORS_ROUTE_INVALID_PATH',
-          source,
+          labelText(source, methods, path),
           path,
           `is refused by the route tree (${(error as Error).message})`,
           'write it in find-my-way syntax, starting with "/", e.g. "/users/:id"',
@@ -152,7 +154,7 @@ export class RouteTree {
    * built as add() builds them, under `key` (one key per path as the framework spells it), and
    * are not put in the tree, whose lookup never reaches them.
    */
-  addMatchedElsewhere(key: string, methods: readonly string[], path: string, options: AnyCorsOptions, policy: CorsPolicy, source: string): PathTable {
+  addMatchedElsewhere(key: string, methods: readonly string[], path: string, options: AnyCorsOptions, policy: CorsPolicy, source: RouteLabel): PathTable {
     checkMethods(methods, path, source);
     let record = this.#elsewhere.get(key);
     if (record === undefined) {
@@ -164,7 +166,7 @@ export class RouteTree {
     return this.#addMethods(record, methods, path, options, policy, source);
   }
 
-  #addMethods(record: PathRecord, methods: readonly string[], path: string, options: AnyCorsOptions, policy: CorsPolicy, source: string): PathTable {
+  #addMethods(record: PathRecord, methods: readonly string[], path: string, options: AnyCorsOptions, policy: CorsPolicy, source: RouteLabel): PathTable {
     let own = policy;
     for (const method of methods) {
       const existing = record.methods.get(method);
@@ -176,13 +178,15 @@ export class RouteTree {
       // Per path and method, one policy: a second one would have to be resolved by a guess.
       throw new RouteRegistrationError(
         'CORS_ROUTE_CONFLICT',
-        source,
+        labelText(source, methods, path),
         path,
-        `gives ${method} other CORS options than ${existing.source} gave it`,
+        `gives ${method} other CORS options than ${labelText(existing.source, existing.registeredMethods, existing.registeredPath)} gave it`,
         `declare ${method} ${path} once, with the options you mean; other methods of ${path} may have options of their own`,
       );
     }
-    for (const method of methods) if (!record.methods.has(method)) record.methods.set(method, { policy: own, options, source });
+    for (const method of methods) {
+      if (!record.methods.has(method)) record.methods.set(method, { policy: own, options, source, registeredMethods: methods, registeredPath: path });
+    }
     completeTables(record);
     return record.tables.get(own)!;
   }
@@ -236,11 +240,11 @@ export class RouteTree {
 }
 
 /** Refuses a registration without methods, or with one that is no method name in upper case. */
-function checkMethods(methods: readonly string[], path: string, source: string): void {
+function checkMethods(methods: readonly string[], path: string, label: RouteLabel): void {
   if (methods.length === 0)
     throw new RouteRegistrationError(
       'CORS_ROUTE_INVALID_METHOD',
-      source,
+      labelText(label, methods, path),
       path,
       'is given no method',
       'give one method or an array of them, e.g. ["GET", "POST"]',
@@ -249,7 +253,7 @@ function checkMethods(methods: readonly string[], path: string, source: string):
     if (typeof method !== 'string' || !isHttpToken(method)) {
       throw new RouteRegistrationError(
         'CORS_ROUTE_INVALID_METHOD',
-        source,
+        labelText(label, methods, path),
         path,
         `is given ${describeValue(method)}, which is not an HTTP method`,
         'use a method name such as "GET"',
@@ -258,7 +262,7 @@ function checkMethods(methods: readonly string[], path: string, source: string):
     if (method !== method.toUpperCase()) {
       throw new RouteRegistrationError(
         'CORS_ROUTE_INVALID_METHOD',
-        source,
+        labelText(label, methods, path),
         path,
         `is given the method ${JSON.stringify(method)}, not in upper case, and browsers compare methods case-sensitively`,
         `write ${JSON.stringify(method.toUpperCase())}`,

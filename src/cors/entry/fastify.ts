@@ -154,7 +154,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     }
     const routeOptions = own === undefined || own === true ? undefined : (own as CorsOptions<FastifyRequest>);
     const methods = Array.isArray(route.method) ? [...route.method] : [route.method as string];
-    const ref = core.route(methods, route.url, routeOptions, routeLabel(methods, route.url));
+    const ref = core.route(methods, route.url, routeOptions, routeLabel);
     const constant: ConstantHeaders = { table: undefined, headers: {} };
     route.config = { ...config, [ROUTE_STATE]: COVERED, [ROUTE_TABLE]: ref, [ROUTE_CONSTANT_HEADERS]: constant } as RouteOptions['config'];
     // A policy that varies by origin has a Vary of the engine's on actual responses to keep; any
@@ -241,7 +241,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     twins = [];
     for (const twin of pending) {
       const served = twin.methods.filter((method) => instance.hasRoute({ method: method as 'GET', url: twin.path }));
-      if (served.length > 0) core.route(served, twin.path, twin.options, routeLabel(served, twin.path));
+      if (served.length > 0) core.route(served, twin.path, twin.options, routeLabel);
       else if (!last) twins.push(twin);
     }
   }

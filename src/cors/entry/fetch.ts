@@ -37,7 +37,7 @@ export function createCors(options?: CorsOptions<Request>, settings?: FetchCorsS
     ...controlsOf<CorsOptions<Request>>(core),
     route(methods, path, routeOptions) {
       const list = typeof methods === 'string' ? [methods] : methods;
-      core.route(list, path, routeOptions, routeLabel(list, path));
+      core.route(list, path, routeOptions, routeLabel);
       return adapter;
     },
     handle: (request, next) => answer(core, request, next),

@@ -41,7 +41,7 @@ export class CorsEngine implements CorsControls<CorsOptions<IncomingMessage>> {
    */
   route(methods: string | readonly string[], path: string, options?: CorsOptions<IncomingMessage>): this {
     const list = typeof methods === 'string' ? [methods] : methods;
-    this.#core.route(list, path, options, routeLabel(list, path));
+    this.#core.route(list, path, options, routeLabel);
     return this;
   }
 

@@ -11,12 +11,14 @@ import {
   type Class,
   type DynamicModule,
   type InitHook,
+  type Provider,
 } from '@lib/core';
 import { restModule, type RestInitContext, type RouteInfo, type RouteStep } from '@lib/rest';
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { CorsCore, type TableRef } from '../core/cors-core.js';
+import { labelText, type RouteLabel } from '../core/errors.js';
 import type { PathLookup } from '../core/route-tree.js';
 import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
 import { compileUserOptions } from '../core/policy.js';
@@ -72,16 +74,38 @@ class CorsInitHook implements InitHook<RestInitContext> {
     // Routes without options of their own share one options source per finish: not a closure each.
     const shared = new Map<typeof asGiven, ReturnType<ApplicationCors['routeOptions']>>();
     const { tables, methods } = this.application;
+    // Labels are made only for an error message: two functions a controller, not a string a route.
+    const labels = new Map<Class | undefined, { plain: RouteLabel; credentialed: RouteLabel }>();
+    const labelsOf = (controller: Class | undefined) => {
+      let made = labels.get(controller);
+      if (made === undefined) {
+        const by = `${controller === undefined ? 'a route added by an init hook' : tokenName(controller)} in ${moduleName}`;
+        made = {
+          plain: (methods, path) => `${methods.join(',')} ${path} (${by})`,
+          credentialed: (methods, path) =>
+            `${methods.join(',')} ${path} (${by}; answers with credentials, its path having a controller that takes CorsService)`,
+        };
+        labels.set(controller, made);
+      }
+      return made;
+    };
+    // The routes of a controller share their providers: most have no CorsOptions among them.
+    const withLayers = new Map<readonly Provider[], boolean>();
     for (const route of context.routes) {
-      const by = `${route.controller === undefined ? 'a route added by an init hook' : tokenName(route.controller)} in ${moduleName}`;
-      let source = `${route.method} ${route.path} (${by})`;
-      const layer = routeOptions(route, source);
+      const routeLabels = labelsOf(route.controller);
+      let source = routeLabels.plain;
+      let hasLayers = withLayers.get(route.providers);
+      if (hasLayers === undefined) {
+        hasLayers = route.providers.some((provider) => providerToken(provider) === CorsOptions);
+        withLayers.set(route.providers, hasLayers);
+      }
+      const layer = hasLayers ? routeOptions(route, labelText(source, [route.method], route.path)) : undefined;
       const credentials = credentialed.has(route.path);
       const finish = credentials ? credentialsFinish : asGiven;
       const options = layer === undefined ? baseOptions : mergeCorsOptions(baseOptions, layer);
       if (credentials) {
         if (finish(options) !== options) {
-          source = `${route.method} ${route.path} (${by}; answers with credentials, its path having a controller that takes CorsService)`;
+          source = routeLabels.credentialed;
         } else if (options.origin === undefined || options.origin === '*') {
           wildcardCookieRoutes.push(`${route.method} ${route.path}`);
         }
