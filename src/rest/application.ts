@@ -72,24 +72,50 @@ type Logger = NonNullable<RestApplicationOptions['logger']>;
  */
 export class RestApplication {
   readonly server: Server;
-  /** Every route served, for introspection (the HEAD that every GET route answers is not listed). */
-  readonly routes: readonly { method: string; path: string }[];
+  readonly #definitions: readonly RouteDefinition[];
+  #routes: readonly { method: string; path: string }[] | undefined;
 
   private constructor(table: RouteTable, routes: readonly RouteDefinition[], steps: Steps, logger: Logger) {
-    this.routes = routes.map(({ method, path }) => ({ method, path }));
+    this.#definitions = routes;
     const { match, serve } = buildDispatcher(table, routes, logger);
-    // Steps run in order, the route last; a step that throws or rejects answers 500 like a handler.
+    // Steps run in order, the route last; a step that throws or rejects answers 500 like a handler
+    // (the try sits in each step's own closure: no closure more per request).
     const routed = steps.route.reduceRight<(req: IncomingMessage, res: ServerResponse, found: RouteMatch | null) => void>(
-      (next, step) => (req, res, found) => guard(req, res, logger, () => step(req, res, found?.store.definition, () => next(req, res, found))),
+      (next, step) => (req, res, found) => {
+        let returned: unknown;
+        try {
+          returned = step(req, res, found?.store.definition, () => next(req, res, found));
+        } catch (error) {
+          return fail(res, error, `${req.method} ${req.url}`, logger);
+        }
+        if (returned instanceof Promise) failOnRejection(req, res, returned, logger);
+      },
       serve,
     );
     // One lookup serves the route steps and the route.
     const dispatch = (req: IncomingMessage, res: ServerResponse) => routed(req, res, match(req));
     const handle = steps.preRouter.reduceRight<(req: IncomingMessage, res: ServerResponse) => void>(
-      (next, step) => (req, res) => guard(req, res, logger, () => step(req, res, () => next(req, res))),
+      (next, step) => (req, res) => {
+        let returned: unknown;
+        try {
+          returned = step(req, res, () => next(req, res));
+        } catch (error) {
+          return fail(res, error, `${req.method} ${req.url}`, logger);
+        }
+        if (returned instanceof Promise) failOnRejection(req, res, returned, logger);
+      },
       dispatch,
     );
     this.server = createServer(handle);
+  }
+
+  /**
+   * Every route served, for introspection (the HEAD that every GET route answers is not listed).
+   * Made when first read: at 100,000 routes and their OPTIONS twins, 200,000 objects nobody may ask for.
+   */
+  get routes(): readonly { method: string; path: string }[] {
+    this.#routes ??= this.#definitions.map(({ method, path }) => ({ method, path }));
+    return this.#routes;
   }
 
   /** Resolves every module, provider and route, runs the init hooks, and checks everything once. */
@@ -135,15 +161,9 @@ interface Steps {
   readonly route: RouteStep[];
 }
 
-/** Runs a step; one that throws or rejects answers 500 like a handler. */
-function guard(req: IncomingMessage, res: ServerResponse, logger: Logger, run: () => unknown): void {
-  let returned: unknown;
-  try {
-    returned = run();
-  } catch (error) {
-    return fail(res, error, `${req.method} ${req.url}`, logger);
-  }
-  if (returned instanceof Promise) returned.catch((error: unknown) => fail(res, error, `${req.method} ${req.url}`, logger));
+/** A step that rejects answers 500 like a handler. */
+function failOnRejection(req: IncomingMessage, res: ServerResponse, returned: Promise<unknown>, logger: Logger): void {
+  returned.catch((error: unknown) => fail(res, error, `${req.method} ${req.url}`, logger));
 }
 
 interface InitScope {
