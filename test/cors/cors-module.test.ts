@@ -247,6 +247,32 @@ t.test("an application's own OPTIONS route answers plain OPTIONS; preflights sta
   t.equal(continued.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS');
 });
 
+t.test('routes whose paths differ only in parameter names are one path, with one table, and stay so after reconfigure()', async (t) => {
+  @controller()
+  class Items {
+    constructor(private readonly cors: CorsService) {}
+    @route('GET', 'items/:id')
+    get() {
+      return 'item';
+    }
+    @route('PUT', 'items/:itemId')
+    put() {
+      this.cors.reconfigure({ ...this.cors.options(), origin: 'https://b.test' });
+      return 'reconfigured';
+    }
+  }
+  @restRootModule({ imports: [CorsModule.withOpts({ origin: 'https://a.test' })], controllers: [Items] })
+  class App {}
+  const server = await serveApplication(App);
+  t.teardown(server.close);
+  for (const origin of ['https://a.test', 'https://b.test']) {
+    const preflight = await server.send('OPTIONS', '/items/3', { Origin: origin, 'Access-Control-Request-Method': 'PUT' });
+    t.equal(preflight.headers['access-control-allow-methods'], 'GET, HEAD, PUT, OPTIONS', `under ${origin}: both methods on the one path`);
+    t.equal((await server.send('OPTIONS', '/items/3')).headers.allow, 'GET, HEAD, PUT, OPTIONS');
+    if (origin === 'https://a.test') t.equal((await server.send('PUT', '/items/3', { Origin: origin })).body, 'reconfigured');
+  }
+});
+
 t.test('CorsService.setCookie: rule D under a list policy', async (t) => {
   @controller()
   class Session {

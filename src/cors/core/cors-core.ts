@@ -37,6 +37,13 @@ export interface TableRef {
 }
 
 /**
+ * The key under which a framework files a route's path (routes of one key share their tables):
+ * the key itself, or how to make it from the path. A function keeps no key a route once the
+ * routes are sealed; reconfigure() makes the keys again (CorsModule: 100,000 strings otherwise).
+ */
+export type PathKey = string | ((path: string) => string);
+
+/**
  * A route's options: those merged field by field over the engine's, or, for CorsModule (whose
  * modules each have base options of their own), how to build the whole options from the engine's.
  */
@@ -80,7 +87,7 @@ interface Registration {
   readonly options: RouteOptionsSource;
   readonly label: RouteLabel;
   /** For routes matched by their framework (entry/framework-routes.ts): the key of the path as the framework spells it. */
-  readonly elsewhere: string | undefined;
+  readonly elsewhere: PathKey | undefined;
   /** The table it decides with in the configuration in force. */
   table: PathTable;
 }
@@ -135,7 +142,7 @@ class Configuration {
     const route = this.#routeOptions(registration.options, label, registration);
     return elsewhere === undefined
       ? this.tree.add(methods, path, route.options, route.policy, label)
-      : this.tree.addMatchedElsewhere(elsewhere, methods, path, route.options, route.policy, label);
+      : this.tree.addMatchedElsewhere(typeof elsewhere === 'string' ? elsewhere : elsewhere(path), methods, path, route.options, route.policy, label);
   }
 
   /**
@@ -248,11 +255,11 @@ export class CorsCore {
    * Covers a route that its framework matches (entry/framework-routes.ts): tables as route()
    * builds them, grouped by `key`, outside the tree.
    */
-  routeMatchedElsewhere(key: string, methods: readonly string[], path: string, options: RouteOptionsSource, label: RouteLabel): TableRef {
+  routeMatchedElsewhere(key: PathKey, methods: readonly string[], path: string, options: RouteOptionsSource, label: RouteLabel): TableRef {
     return this.#register(methods, path, options, label, key);
   }
 
-  #register(methods: readonly string[], path: string, options: RouteOptionsSource, label: RouteLabel, elsewhere: string | undefined): TableRef {
+  #register(methods: readonly string[], path: string, options: RouteOptionsSource, label: RouteLabel, elsewhere: PathKey | undefined): TableRef {
     if (this.#lookup !== undefined) this.#assertOpen(labelText(label, methods, path), path);
     const registration: Registration = { kind: 'route', methods, path, options, label, elsewhere, table: undefined as unknown as PathTable };
     registration.table = this.#configuration.add(registration);

@@ -115,9 +115,7 @@ class CorsInitHook implements InitHook<RestInitContext> {
         optionsSource = this.application.routeOptions(baseOptions, layer, finish);
         if (layer === undefined) shared.set(finish, optionsSource);
       }
-      // Keyed as find-my-way files a path, so that '/a/:x' and '/a/:y' are one path, with one table.
-      const key = route.path.includes(':') ? route.path.replace(PARAMETER_NAME, ':') : route.path;
-      tables.set(route, core.routeMatchedElsewhere(key, methodList(route.method), route.path, optionsSource, source));
+      tables.set(route, core.routeMatchedElsewhere(findMyWayKey, methodList(route.method), route.path, optionsSource, source));
       if (!methods.includes(route.method)) methods.push(route.method);
       paths.add(route.path);
       if (route.method === 'OPTIONS') explicitOptions.add(route.path);
@@ -141,6 +139,9 @@ class CorsInitHook implements InitHook<RestInitContext> {
 
 /** A parameter's name in a path: find-my-way files `/a/:x` and `/a/:y` under one node. */
 const PARAMETER_NAME = /:[^/:(.-]+/g;
+
+/** A path keyed as find-my-way files it, so that '/a/:x' and '/a/:y' are one path, with one table. */
+const findMyWayKey = (path: string): string => (path.includes(':') ? path.replace(PARAMETER_NAME, ':') : path);
 
 /** One frozen list per method: a route registers one method, and 100,000 routes need no array each. */
 const METHOD_LISTS = new Map<string, readonly string[]>();
