@@ -190,7 +190,9 @@ function routeStep(core: CorsCore, tables: ReadonlyMap<RouteInfo, TableRef>): Ro
       sealed = true;
     }
     const ref = route === undefined ? undefined : tables.get(route);
-    const table = ref !== undefined ? ref.table : core.lookup(req.url ?? '/', req.method);
+    // No method given: the router has just shown that the request's own method leads to no table
+    // here, so the engine asks only for the path's routes of the other methods.
+    const table = ref !== undefined ? ref.table : core.lookup(req.url ?? '/');
     if (table === undefined) return next();
     respond(core, table, req, res, next);
   };
