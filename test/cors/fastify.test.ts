@@ -370,6 +370,26 @@ t.test("HEAD routes: fastify's exposed HEAD routes and explicit ones are covered
   }
 });
 
+t.test("fastify's HEAD route of a GET answers by the GET's route options, and keeps a handler's Vary", async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+    app.get('/own', { config: { cors: { exposedHeaders: ['X-Own'] } } }, (_request, reply) => void reply.header('vary', 'Accept').send('own'));
+    app.get('/base', (_request, reply) => void reply.header('vary', 'Accept').send('base'));
+  });
+  for (const method of ['GET', 'HEAD']) {
+    t.same(
+      corsHeadersOf(await send(method, '/own', { Origin: 'https://a.test' })),
+      { 'access-control-allow-origin': 'https://a.test', 'access-control-expose-headers': 'X-Own', vary: 'Origin, Accept' },
+      `${method} /own`,
+    );
+    t.same(
+      corsHeadersOf(await send(method, '/base', { Origin: 'https://a.test' })),
+      { 'access-control-allow-origin': 'https://a.test', vary: 'Origin, Accept' },
+      `${method} /base`,
+    );
+  }
+});
+
 t.test('async origin functions: the engine answers or hands on later, and fastify waits for it', async (t) => {
   const asked: string[] = [];
   const { send, fastifyWarnings } = await served(t, async (app) => {

@@ -147,8 +147,24 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     handler: (_request, reply) => void reply.callNotFound(),
   });
 
+  /**
+   * The GET route covered last: fastify declares the HEAD route of a GET right after it, with a
+   * copy of the options the GET was declared with (its config the same object), and that HEAD
+   * route is given the GET's registration. The engine answers HEAD on a GET path by GET's policy
+   * anyway; a registration of its own cost about 400 bytes a GET route, for nothing.
+   */
+  let lastGet: { url: string; declared: unknown; config: RouteOptions['config'] } | undefined;
+
   fastify.addHook('onRoute', function coverRoute(this: FastifyInstance, route: RegisteredRoute) {
     if (twins.length > 0) coverTwins(this, false);
+    const headOfLastGet = lastGet !== undefined && route.method === 'HEAD' && route.url === lastGet.url && route.config === lastGet.declared;
+    const getConfig = lastGet?.config;
+    lastGet = undefined;
+    if (headOfLastGet) {
+      route.config = getConfig;
+      addCorsVary(route);
+      return;
+    }
     const config = (route.config ?? {}) as RouteConfig;
     if (config[ROUTE_STATE] === CATCH_ALL) return;
     const own = config.cors;
@@ -161,11 +177,10 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     const methods = Array.isArray(route.method) ? [...route.method] : [route.method as string];
     const ref = core.route(methods, route.url, routeOptions, routeLabel);
     const constant: ConstantHeaders = { table: undefined, headers: {} };
+    const declared = route.config;
     route.config = { ...config, [ROUTE_STATE]: COVERED, [ROUTE_TABLE]: ref, [ROUTE_CONSTANT_HEADERS]: constant } as RouteOptions['config'];
-    // A policy that varies by origin has a Vary of the engine's on actual responses to keep; any
-    // route's policy may come to vary by a reconfigure(), and a route's hooks are fixed now.
-    const onSend = hooksOf(route.onSend);
-    if (!onSend.includes(corsVary)) route.onSend = [...onSend, corsVary];
+    if (methods.includes('GET') && !methods.includes('HEAD')) lastGet = { url: route.url, declared, config: route.config };
+    addCorsVary(route);
     covered++;
     // A `'/'` route of a prefixed plugin comes here as `prefix` (routePath ''); fastify may add
     // its twin `prefix + '/'` next (not for a route declared as '' itself: hence the check later).
@@ -173,6 +188,15 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       twins.push({ methods, path: `${route.prefix}/`, options: routeOptions });
     }
   });
+
+  /**
+   * A policy that varies by origin has a Vary of the engine's on actual responses to keep; any
+   * route's policy may come to vary by a reconfigure(), and a route's hooks are fixed once declared.
+   */
+  function addCorsVary(route: RegisteredRoute): void {
+    const onSend = hooksOf(route.onSend);
+    if (!onSend.includes(corsVary)) route.onSend = [...onSend, corsVary];
+  }
 
   fastify.addHook('onReady', async function coverAndSeal(this: FastifyInstance) {
     refuseRoutesDeclaredBefore();
