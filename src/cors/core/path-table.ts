@@ -106,7 +106,25 @@ export function buildPathTable(route: string, policy: CorsPolicy, methods: Itera
     shared = buildAnswers(policy, allowed, allowMethods, scope !== undefined);
     answers.set(key, shared);
   }
-  return { route, policy, allow: allowed, explicitOptions: registered.includes('OPTIONS'), byMethod: undefined, ...shared };
+  // Every field named in the literal: after a spread V8 adds the fields one by one, out of the
+  // object (a property array of its own, about 110 bytes a path: 1 MB at 10,000 routes).
+  return {
+    route,
+    policy,
+    allow: allowed,
+    explicitOptions: registered.includes('OPTIONS'),
+    byMethod: undefined,
+    varyOnOrigin: shared.varyOnOrigin,
+    reflectRequestHeaders: shared.reflectRequestHeaders,
+    actualAnswer: shared.actualAnswer,
+    optionsAnswer: shared.optionsAnswer,
+    grant: shared.grant,
+    preflightRefused: shared.preflightRefused,
+    preflightGranted: shared.preflightGranted,
+    actual: shared.actual,
+    options: shared.options,
+    preflightRefusal: shared.preflightRefusal,
+  };
 }
 
 /**
