@@ -57,24 +57,27 @@ declare module 'fastify' {
   }
 }
 
-/** What the plugin decided for a route, kept in the route's config for the onRequest hook. */
-const ROUTE_STATE = Symbol('@lib/cors/fastify route');
-/** A covered route's table (a TableRef, whose table reconfigure() replaces), kept in its config beside ROUTE_STATE. */
-const ROUTE_TABLE = Symbol('@lib/cors/fastify path table');
 /**
- * A covered route's actual-response headers when its policy is constant (rule A: the same for
- * every request, whatever its origin), as an object for `reply.headers()`, with the table they
- * were made from: made again at the first request after a reconfigure().
+ * What the plugin decided for a route, kept in the route's config for the onRequest hook: one key,
+ * since fastify copies each route's config with its url and method, and a copy with more keys
+ * than that gets a property array of its own (about 60 bytes a route, GET and HEAD each).
  */
-const ROUTE_CONSTANT_HEADERS = Symbol('@lib/cors/fastify constant headers');
-interface ConstantHeaders {
-  table: PathTable | undefined;
-  headers: Record<string, string>;
+const ROUTE = Symbol('@lib/cors/fastify route');
+/** A covered route. */
+interface CoveredRoute {
+  /** Its table (reconfigure() replaces it). */
+  readonly ref: TableRef;
+  /**
+   * Its actual-response headers when its policy is constant (rule A: the same for every request,
+   * whatever its origin), as an object for `reply.headers()`, with the table they were made from:
+   * made again at the first request after a reconfigure().
+   */
+  constantTable: PathTable | undefined;
+  constantHeaders: Record<string, string>;
 }
-const COVERED = 'covered';
 const LEFT_OUT = 'left out';
 const CATCH_ALL = 'catch-all';
-type RouteState = typeof COVERED | typeof LEFT_OUT | typeof CATCH_ALL;
+type RouteEntry = CoveredRoute | typeof LEFT_OUT | typeof CATCH_ALL;
 
 /** fastify's options for `register()` itself, which reach the plugin with its own (`logLevel` is used: see below). */
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
@@ -140,7 +143,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     url: '*',
     // Kept out of generated API documentation (@fastify/swagger reads `hide`).
     schema: { hide: true } as FastifySchema,
-    config: { [ROUTE_STATE]: CATCH_ALL },
+    config: { [ROUTE]: CATCH_ALL },
     // register(plugin, { logLevel }) sets the log level of the requests this route receives.
     ...(logLevel !== undefined && { logLevel }),
     // Reached only when the engine handed the request on: fastify's 404, as without the plugin.
@@ -166,19 +169,19 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       return;
     }
     const config = (route.config ?? {}) as RouteConfig;
-    if (config[ROUTE_STATE] === CATCH_ALL) return;
+    if (config[ROUTE] === CATCH_ALL) return;
     const own = config.cors;
     if (own === false) {
       // A copy: the config object may be the application's, shared between routes.
-      route.config = { ...config, [ROUTE_STATE]: LEFT_OUT } as RouteOptions['config'];
+      route.config = { ...config, [ROUTE]: LEFT_OUT } as RouteOptions['config'];
       return;
     }
     const routeOptions = own === undefined || own === true ? undefined : (own as CorsOptions<FastifyRequest>);
     const methods = Array.isArray(route.method) ? [...route.method] : [route.method as string];
     const ref = core.route(methods, route.url, routeOptions, routeLabel);
-    const constant: ConstantHeaders = { table: undefined, headers: {} };
+    const entry: CoveredRoute = { ref, constantTable: undefined, constantHeaders: {} };
     const declared = route.config;
-    route.config = { ...config, [ROUTE_STATE]: COVERED, [ROUTE_TABLE]: ref, [ROUTE_CONSTANT_HEADERS]: constant } as RouteOptions['config'];
+    route.config = { ...config, [ROUTE]: entry } as RouteOptions['config'];
     if (methods.includes('GET') && !methods.includes('HEAD')) lastGet = { url: route.url, declared, config: route.config };
     addCorsVary(route);
     covered++;
@@ -208,22 +211,20 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   function libCorsOnRequest(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction): void {
     const route = request.routeOptions;
     const config = route.config as unknown as RouteConfig | undefined;
-    const state = config?.[ROUTE_STATE] as RouteState | undefined;
-    if (state === undefined && route.url !== undefined) warnUnseen(route.method, route.url);
-    if (state === LEFT_OUT || covered === 0) return next();
-    const ref = config?.[ROUTE_TABLE] as TableRef | undefined;
-    if (ref !== undefined && request.raw.method !== 'OPTIONS') {
-      const table = ref.table;
+    const entry = config?.[ROUTE] as RouteEntry | undefined;
+    if (entry === undefined && route.url !== undefined) warnUnseen(route.method, route.url);
+    if (entry === LEFT_OUT || covered === 0) return next();
+    if (typeof entry === 'object' && request.raw.method !== 'OPTIONS') {
+      const table = entry.ref.table;
       // Observed (debug, a channel subscriber), every request goes through the engine, which reports it.
       if (!table.varyOnOrigin && !decisionsObserved(core)) {
-        const constant = config![ROUTE_CONSTANT_HEADERS] as ConstantHeaders;
-        if (constant.table !== table) {
-          constant.headers = headersOf(table.actualAnswer);
-          constant.table = table;
+        if (entry.constantTable !== table) {
+          entry.constantHeaders = headersOf(table.actualAnswer);
+          entry.constantTable = table;
         }
         // Given to fastify's own headers, they go out in its one writeHead(): a header set on
         // the raw response makes node:http set every other one of the answer one by one.
-        reply.headers(constant.headers);
+        reply.headers(entry.constantHeaders);
         return next();
       }
       // An actual request on a covered route: the headers are set synchronously, or once an
