@@ -117,6 +117,56 @@ t.test('the policy applied is that of the route hono ran', async (t) => {
   }
 });
 
+t.test("a route's marker is the first declared on its path for its method or for every method", async (t) => {
+  const app = new Hono();
+  const cors = createCors(app, { origin: '*' }, { logger: quiet });
+  app.use(cors);
+  app.all('/every-first', cors.route({ origin: ['https://every.test', 'https://other.test'] }));
+  app.get('/every-first', cors.route({ origin: ['https://own.test', 'https://other.test'] }), (c) => c.text('x'));
+  app.get('/own-first', cors.route({ origin: ['https://own.test', 'https://other.test'] }), (c) => c.text('x'));
+  app.all('/own-first', cors.route({ origin: ['https://every.test', 'https://other.test'] }));
+  app.post('/own-first', (c) => c.text('x'));
+  const granted = async (method: string, path: string, origin: string) =>
+    (await send(app, method, path, { Origin: origin })).headers.get('access-control-allow-origin') ?? undefined;
+  t.equal(await granted('GET', '/every-first', 'https://every.test'), 'https://every.test');
+  t.equal(await granted('GET', '/every-first', 'https://own.test'), undefined);
+  t.equal(await granted('GET', '/own-first', 'https://own.test'), 'https://own.test');
+  t.equal(await granted('POST', '/own-first', 'https://every.test'), 'https://every.test');
+});
+
+t.test("outside a preflight, the route hono matched is read, not matched again (V8 would compile hono's pattern on that second run)", async (t) => {
+  const app = new Hono();
+  app.use(createCors(app, { origin: ['https://a.test'] }, { logger: quiet }));
+  app.get('/users/:id', (c) => c.text('user'));
+  app.post('/users/:id', (c) => c.text('posted'));
+  t.equal((await send(app, 'GET', '/users/1', { Origin: 'https://a.test' })).headers.get('access-control-allow-origin'), 'https://a.test');
+  const router = app.router as unknown as { match: (...args: unknown[]) => unknown };
+  const match = router.match;
+  const asked: unknown[][] = [];
+  router.match = (...args: unknown[]) => {
+    asked.push(args);
+    return match.apply(router, args);
+  };
+  for (const [method, path] of [
+    ['GET', '/users/2'],
+    ['HEAD', '/users/2'],
+    ['POST', '/users/2'],
+  ] as const) {
+    asked.length = 0;
+    const answer = await send(app, method, path, { Origin: 'https://a.test' });
+    t.equal(answer.headers.get('access-control-allow-origin'), 'https://a.test', `${method}: granted`);
+    t.equal(asked.length, 1, `${method}: hono's own match only`);
+  }
+  asked.length = 0;
+  const preflight = await send(app, 'OPTIONS', '/users/2', { Origin: 'https://a.test', 'Access-Control-Request-Method': 'POST' });
+  t.equal(preflight.status, 204);
+  t.same(
+    asked.map(([method]) => method),
+    ['OPTIONS', 'POST'],
+    "a preflight asks hono's router for the requested method's route",
+  );
+});
+
 t.test("an error answer carries the grant, and a handler's Vary keeps Origin", async (t) => {
   const app = new Hono();
   app.use(createCors(app, { origin: ['https://a.test', 'https://b.test'] }, { logger: quiet }));
