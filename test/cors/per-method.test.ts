@@ -149,6 +149,18 @@ for (const [name, start] of Object.entries(ENTRY_POINTS)) {
       t.same(refused.headers, { vary: 'Origin' });
     });
 
+    t.test('requests without Origin: each by its own method too (a shared cache keeps them)', async (t) => {
+      const read = await send('GET', {});
+      t.ok(read.reached);
+      t.same(read.headers, { 'access-control-allow-origin': '*' });
+      t.same((await send('HEAD', {})).headers, { 'access-control-allow-origin': '*' });
+      for (const method of ['POST', 'DELETE']) {
+        const write = await send(method, {});
+        t.ok(write.reached);
+        t.same(write.headers, { vary: 'Origin' }, `${method}: the write policy's, never the read policy's *`);
+      }
+    });
+
     t.test("plain OPTIONS: the OPTIONS policy (GET's here), and Allow lists every method", async (t) => {
       const answer = await send('OPTIONS', { Origin: stranger });
       t.equal(answer.status, 204);

@@ -43,8 +43,7 @@ export function decide<Req>(pathTable: PathTable, requestMethod: string | undefi
   const kind = classify(requestMethod, origin, asked !== undefined);
   // The method picks the policy (rule E): a preflight's requested one, else the request's own.
   const method = kind === 'preflight' ? asked! : (requestMethod ?? 'GET');
-  const byMethod = pathTable.byMethod;
-  const table = byMethod === undefined ? pathTable : (byMethod.get(method) ?? byMethod.get('OPTIONS')!);
+  const table = tableOfMethod(pathTable, method);
   if (origin === undefined) return { kind, method, table, origin, allowedOrigin: undefined, reason: 'not-cors' };
   const matcher = table.policy.origin;
   switch (matcher.kind) {
@@ -60,6 +59,12 @@ export function decide<Req>(pathTable: PathTable, requestMethod: string | undefi
       return verdict.then((allowed) => verdictOf(kind, method, table, origin, allowed));
     }
   }
+}
+
+/** The table that decides `method` on a path (rule E): the method's own, else the path's OPTIONS table. */
+export function tableOfMethod(pathTable: PathTable, method: string): PathTable {
+  const byMethod = pathTable.byMethod;
+  return byMethod === undefined ? pathTable : (byMethod.get(method) ?? byMethod.get('OPTIONS')!);
 }
 
 /** The row of a request: a preflight is OPTIONS with Origin and Access-Control-Request-Method (Fetch never sends one without it). */

@@ -92,8 +92,9 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
     // req.url; the routes are matched from the application's top, on the whole path.
     const mounted = (req as { baseUrl?: string }).baseUrl;
     const url = mounted === undefined || mounted === '' ? (req.url ?? '/') : ((req as { originalUrl?: string }).originalUrl ?? '/');
-    const origin = req.headers.origin;
-    const method = routingMethod(req.method, origin, req.headers['access-control-request-method']);
+    // Only an OPTIONS request can be a preflight: no other reads its request headers here.
+    const method =
+      req.method === 'OPTIONS' ? routingMethod(req.method, req.headers.origin, req.headers['access-control-request-method']) : (req.method ?? 'GET');
     const table = routes.tableFor(pathnameOf(url), method);
     if (table === undefined) return next();
     respond(core, table, req, res, next);

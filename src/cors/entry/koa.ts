@@ -69,7 +69,9 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
 
   const middleware = async function koaCors(ctx: KoaContext, next: () => Promise<unknown>): Promise<void> {
     const routes = routesOnce.current ?? routesOnce.read(ctx.app);
-    const method = routingMethod(ctx.method, ctx.headers.origin, ctx.headers['access-control-request-method'] as string | undefined);
+    // Only an OPTIONS request can be a preflight: no other reads its request headers here.
+    const method =
+      ctx.method === 'OPTIONS' ? routingMethod(ctx.method, ctx.headers.origin, ctx.headers['access-control-request-method'] as string | undefined) : ctx.method;
     const table = routes.tableFor(ctx.path, method);
     if (table === undefined) {
       await next();

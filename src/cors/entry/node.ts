@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 
 import { answerOf } from '../core/answer.js';
 import type { CorsCore } from '../core/cors-core.js';
-import { decide, type Decision } from '../core/decision.js';
+import { decide, type Decision, tableOfMethod } from '../core/decision.js';
 import type { PathTable } from '../core/path-table.js';
 import { decisionsObserved, observeDecision } from '../diagnostics/channels.js';
 import { endEmpty, writeAnswer } from './node-writer.js';
@@ -55,6 +55,12 @@ export function respond(core: CorsCore, table: PathTable, request: NodeLikeReque
  * an async origin function.
  */
 export function answerRequest(core: CorsCore, table: PathTable, request: NodeLikeRequest, res: ServerResponse): boolean | Promise<boolean> {
+  const method = request.method;
+  if (method !== 'OPTIONS' && request.headers.origin === undefined && !decisionsObserved(core)) {
+    // No CORS request (rows 4 and 6): no origin to judge, so the method's constant answer, as
+    // decide() and answerOf() would give it, without building the decision nobody reads.
+    return writeAnswer(res, tableOfMethod(table, method ?? 'GET').actual);
+  }
   const decided = decide(table, request.method, request, readNodeHeader);
   if (!(decided instanceof Promise)) return write(core, decided, request, res);
   return decided.then((decision) => write(core, decision, request, res));
