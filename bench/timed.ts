@@ -11,7 +11,18 @@ import { probe, startServer, type Running } from './child.js';
 import { CONNECTIONS, type Measure, measure as measureLoad } from './load.js';
 import { timeRuntimes } from './runtimes.js';
 import { chartDate, machineLine, median, writeChart, writeResultsSection } from './report.js';
-import { chosenServers, engines, hostPair, PATH, scenarioNamed, scenarios, serversChosen, timedServers as servers, type Scenario, type Server } from './scenarios.js';
+import {
+  chosenServers,
+  engines,
+  hostPair,
+  PATH,
+  scenarioNamed,
+  scenarios,
+  serversChosen,
+  timedServers as servers,
+  type Scenario,
+  type Server,
+} from './scenarios.js';
 
 interface Settings {
   rounds: number;
