@@ -15,7 +15,7 @@ import { barChart, logAxis, type BarGroup } from './chart.js';
 import { countServer, valgrindVersion, type Count } from './instructions.js';
 import { probe, startServer } from './child.js';
 import { chartDate, machineLine, median, thousands, writeChart, writeResultsSection } from './report.js';
-import { flatnessServers, PATH, routerAlone, scenarioNamed, startupServers, type Server } from './scenarios.js';
+import { engines, flatnessServers, PATH, routerAlone, scenarioNamed, startupServers, type Server } from './scenarios.js';
 
 /** Routes registered before the ones the scenarios hit (servers/policy.ts's EXTRA_PATHS; 6 more follow). */
 const SIZES = [10, 1_000, 10_000, 100_000];
@@ -30,6 +30,8 @@ const RUNS = 3;
  * under callgrind than counted windows do.
  */
 const COUNT_WARM_UP = 10_000;
+/** Distinct paths requested twice, in --startup's last step, at the largest size. */
+const DEFERRED_PATHS = 5_000;
 
 interface Start {
   /** Process start to the server's own code (Node's boot and the imports). */
@@ -160,6 +162,9 @@ export async function measureStartup(): Promise<void> {
     flatness.push({ server, sizes: [smallest, large], counts, ...(note === undefined ? {} : { note }) });
   }
 
+  const deferred = [];
+  for (const server of [routerAlone, engines[0]!]) deferred.push(await firstRequestsOfPaths(server, SIZES.at(-1)!));
+
   const seconds = Math.round((Date.now() - startedAt) / 1000);
   const report = [
     '## Start-up and memory as the route table grows',
@@ -177,6 +182,8 @@ export async function measureStartup(): Promise<void> {
     ...failureNotes(list, table),
     '',
     ...flatnessReport(flatness),
+    '',
+    ...deferredReport(deferred, SIZES.at(-1)!),
   ].join('\n');
   console.log(`\n${report}`);
   writeResultsSection('startup', report);
@@ -282,4 +289,60 @@ function startupChart(list: Server[], table: Map<string, Map<number, Outcome>>):
     logAxis(groups, 'ms'),
     `no answer: crashed, answered wrongly, stopped after ${LIMIT_MS / 1000} s, or not run after one of those`,
   );
+}
+
+interface Deferred {
+  server: Server;
+  /** Server CPU µs per request: each path's first request, then its second. */
+  firstMicros: number;
+  repeatMicros: number;
+  /** Heap after GC grown over the first requests, per path. */
+  heapPerPath: number;
+}
+
+/**
+ * The work deferred to a path's first request. Past 1,000 routes the standalone middleware builds a
+ * mirrored path's table at the path's first request (core/shared-router.ts) instead of at
+ * mirror(): DEFERRED_PATHS distinct paths of the table are each requested once, then once again, in
+ * order, one request at a time, and the server's own CPU time and heap are read around each pass.
+ * The router alone, run the same way, shows what a first request costs any server (V8 and the
+ * router meeting a new path).
+ */
+export async function firstRequestsOfPaths(server: Server, size: number): Promise<Deferred> {
+  const running = await startServer(server.entry, { EXTRA_ROUTES: String(size) });
+  try {
+    const step = Math.max(1, Math.floor(size / DEFERRED_PATHS));
+    const urls = Array.from({ length: DEFERRED_PATHS }, (_, index) => `${running.url}/scale${index * step}/items/1`);
+    const pass = async () => {
+      const before = (await probe(running.child, 'cpu')).micros;
+      for (const url of urls) {
+        const response = await fetch(url, { headers: getWithOrigin.headers });
+        await response.arrayBuffer();
+        if (response.headers.get('access-control-allow-origin') === null) throw new Error(`${server.name}: no grant on ${url}`);
+      }
+      return ((await probe(running.child, 'cpu')).micros - before) / urls.length;
+    };
+    const heapBefore = (await probe(running.child, 'memory')).heapUsed;
+    const firstMicros = await pass();
+    const heapAfter = (await probe(running.child, 'memory')).heapUsed;
+    const repeatMicros = await pass();
+    return { server, firstMicros, repeatMicros, heapPerPath: (heapAfter - heapBefore) / urls.length };
+  } finally {
+    running.child.kill('SIGKILL');
+  }
+}
+
+function deferredReport(deferred: Deferred[], size: number): string[] {
+  return [
+    `### Work deferred to a path's first request (${size.toLocaleString('en')} routes)`,
+    '',
+    `${DEFERRED_PATHS.toLocaleString('en')} distinct paths of the table, each requested once with a GET with Origin, then each once again; one request at a time. The server's CPU time per request (µs, user + system, read inside it) and its heap after GC grown over the first pass, per path. The standalone middleware builds a mirrored path's table at that path's first request past 1,000 routes; the router alone shows what a first request costs without CORS.`,
+    '',
+    '| server | first request of a path (µs CPU) | second request (µs CPU) | heap grown per path over the first pass (bytes) |',
+    '|---|---:|---:|---:|',
+    ...deferred.map(
+      ({ server, firstMicros, repeatMicros, heapPerPath }) =>
+        `| ${server.name} | ${firstMicros.toFixed(1)} | ${repeatMicros.toFixed(1)} | ${Math.round(heapPerPath).toLocaleString('en')} |`,
+    ),
+  ];
 }
