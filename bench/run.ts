@@ -1,12 +1,13 @@
 /**
- * `npm run bench`: the timed benchmarks, quick (about 4.5 minutes) or `-- --full` (about 55
+ * `npm run bench`: the timed benchmarks, quick (under 5 minutes) or `-- --full` (about 55
  * minutes); `-- --instructions`: instructions per request under callgrind (about 13 minutes);
- * `-- --startup`: start-up and memory as the route table grows (about 6 minutes); `-- --footprint`:
- * bundle, cold start and install against find-my-way alone (about a minute); `-- --reconfigure`:
- * reconfigure() against building the engine, at 10 to 100,000 routes; `-- --channels`:
- * instructions per request with and without a decision subscriber. Each writes
- * its own section of bench/RESULTS.md and its chart. Installs the peers first, and the runtimes
- * (scripts/runtimes.js) the timed mode runs hono on.
+ * `-- --startup`: start-up and memory as the route table grows (about 25 minutes);
+ * `-- --settled-heap`: each entry point's heap against its framework's own CORS, after the first
+ * answer and after more requests (a few minutes); `-- --footprint`: bundle, cold start and install
+ * against find-my-way alone (about a minute); `-- --reconfigure`: reconfigure() against building
+ * the engine, at 10 to 100,000 routes; `-- --channels`: instructions per request with and without
+ * a decision subscriber. Each writes its own section of bench/RESULTS.md and its chart. Installs
+ * the peers first, and the runtimes (scripts/runtimes.js) the timed mode runs hono on.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { measureFootprint } from './footprint.js';
 import { countInstructions } from './instructions.js';
 import { measureReconfigure } from './reconfigure.js';
 import { benchDir } from './scenarios.js';
+import { measureSettledHeap } from './settled-heap.js';
 import { measureStartup } from './startup.js';
 import { timeServers } from './timed.js';
 
@@ -41,6 +43,7 @@ ensurePeers();
 execFileSync(process.execPath, [fileURLToPath(new URL('../scripts/runtimes.js', benchDir))], { stdio: 'inherit' });
 if (process.argv.includes('--instructions')) await countInstructions();
 else if (process.argv.includes('--startup')) await measureStartup();
+else if (process.argv.includes('--settled-heap')) await measureSettledHeap();
 else if (process.argv.includes('--footprint')) await measureFootprint();
 else if (process.argv.includes('--reconfigure')) await measureReconfigure();
 else if (process.argv.includes('--channels')) await countChannels();
