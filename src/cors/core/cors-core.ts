@@ -5,8 +5,8 @@ import { LineLimit } from './line-limit.js';
 import { mergeCorsOptions, normalisedOptions, sameOptions, type AnyCorsOptions, type CorsLogger } from './options.js';
 import type { PathTable } from './path-table.js';
 import { checkOptionsObject, compilePolicy, compileUserOptions, type CorsPolicy, routePathPrefix } from './policy.js';
-import { RouteTree, SHARED_ROUTER_ABOVE, type MirrorableRouter, type PathLookup, type PathMatching } from './route-tree.js';
-import type { FindingRouter, SharedRouter } from './shared-router.js';
+import { RouteTree, type MirrorableRouter, type PathLookup, type PathMatching } from './route-tree.js';
+import { type FindingRouter, SHARED_ROUTER_ABOVE, SharedRouter } from './shared-router.js';
 
 /** How a route() registration is named in errors: `route GET,POST /users`. */
 export const routeLabel = (methods: readonly string[], path: string): string => `route ${methods.join(',')} ${path}`;
@@ -97,14 +97,7 @@ interface MirrorRegistration {
   readonly kind: 'mirror';
   readonly router: FindingRouter;
   readonly options: AnyCorsOptions | undefined;
-  readonly share: RouterSharing;
 }
-
-/**
- * `SharedRouter.share`, handed in by the entry points that mirror a router (standalone), so that
- * the others (fetch, in an edge bundle) do not carry shared-router.ts.
- */
-export type RouterSharing = (router: FindingRouter, policy: CorsPolicy) => SharedRouter | undefined;
 
 /**
  * One configuration: the base options and policy, and the route tree built from them. Immutable
@@ -157,10 +150,10 @@ class Configuration {
    * tree that size: shared-router.ts), else copied into the tree route by route.
    */
   mirror(registration: MirrorRegistration, source: string): void {
-    const { router, options, share } = registration;
+    const { router, options } = registration;
     this.tree.adoptMatching(router, 'mirror()');
     if (this.tree.isEmpty && router.routes.length > SHARED_ROUTER_ABOVE) {
-      const shared = share(router, this.#routeOptions(options, source, undefined).policy);
+      const shared = SharedRouter.share(router, this.#routeOptions(options, source, undefined).policy);
       if (shared !== undefined) {
         this.#shared.push({ registration, router: shared });
         return;
@@ -274,11 +267,8 @@ export class CorsCore {
     return registration;
   }
 
-  /**
-   * Covers every route of a find-my-way router, matching paths with that router's own settings;
-   * `share` asks a large one itself.
-   */
-  mirror(instance: unknown, options: AnyCorsOptions | undefined, share: RouterSharing): void {
+  /** Covers every route of a find-my-way router, matching paths with that router's own settings. */
+  mirror(instance: unknown, options: AnyCorsOptions | undefined): void {
     const source = `${this.source}.mirror()`;
     this.#assertOpen(source, 'the router');
     const router = instance as Partial<MirrorableRouter> | null;
@@ -295,7 +285,7 @@ export class CorsCore {
         'call mirror() after the application has registered its routes',
       );
     }
-    const registration: MirrorRegistration = { kind: 'mirror', router: router as FindingRouter, options, share };
+    const registration: MirrorRegistration = { kind: 'mirror', router: router as FindingRouter, options };
     this.#configuration.mirror(registration, source);
     this.#registrations.push(registration);
   }

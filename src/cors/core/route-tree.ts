@@ -67,13 +67,6 @@ const NO_SEARCH_PARAMS = Object.freeze({});
 export const COMPILED_LOOKUP_LIMIT = 1000;
 
 /**
- * Up to this many routes the engine copies a mirrored router into its own tree, compiled: fewer
- * instructions per request than the application's uncompiled router, for a few megabytes. Past
- * it, the tree would not be compiled anyway, and the copy is what costs (shared-router.ts).
- */
-export const SHARED_ROUTER_ABOVE = COMPILED_LOOKUP_LIMIT;
-
-/**
  * Whether code may be generated from strings here and now. Asked at seal time, on the first
  * request: Cloudflare's workerd allows it while a worker loads and forbids it while it serves.
  */

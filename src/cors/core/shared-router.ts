@@ -23,6 +23,13 @@ export interface FindingRouter extends MirrorableRouter {
 type FoundRoute = { readonly handler: unknown; readonly store: unknown };
 
 /**
+ * Up to this many routes the engine copies a mirrored router into its own tree, compiled
+ * (route-tree.ts): fewer instructions per request than the application's uncompiled router, for a
+ * few megabytes. Past it, the tree would not be compiled anyway, and the copy is what costs.
+ */
+export const SHARED_ROUTER_ABOVE = 1000;
+
+/**
  * Tells two spellings of one route apart from two routes: find-my-way files `/a/:x` and `/a/:y`
  * under one node. An escaped colon (`::`) is part of a static segment, not a parameter.
  */

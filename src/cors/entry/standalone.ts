@@ -7,7 +7,6 @@ import type { IncomingMessage } from 'node:http';
 import { CorsCore, routeLabel, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import type { CorsOptions } from '../core/options.js';
 import type { FindMyWayRouter } from '../core/route-tree.js';
-import { SharedRouter } from '../core/shared-router.js';
 import { explainRequest, type ExplainOptions, type ExplainRequest, type Explanation } from '../diagnostics/explain.js';
 import { nodeMiddleware, type NodeMiddleware } from './node.js';
 
@@ -51,7 +50,7 @@ export class CorsEngine implements CorsControls<CorsOptions<IncomingMessage>> {
    * are registered), matching paths with that router's own settings.
    */
   mirror(router: FindMyWayRouter, options?: CorsOptions<IncomingMessage>): this {
-    this.#core.mirror(router, options, SharedRouter.share);
+    this.#core.mirror(router, options);
     return this;
   }
 
