@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (quick, about 4.5 minutes) or `npm run bench -- --full`: every server in its own
+ * `npm run bench` (quick, about 4 minutes) or `npm run bench -- --full`: every server in its own
  * child process, checked for correct answers, warmed up, then timed with autocannon on every
  * scenario in alternating rounds. Writes its section of bench/RESULTS.md, and bench/results.svg.
  */
