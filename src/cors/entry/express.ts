@@ -21,7 +21,7 @@ import {
   RoutesReadOnce,
   routingMethod,
 } from './framework-routes.js';
-import { type Next, respond } from './node.js';
+import { type Next, readNodeHeader, respond } from './node.js';
 
 export * from './common-exports.js';
 export { setCorsCookie, type CookieOptions } from './credentials.js';
@@ -92,9 +92,7 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
     // req.url; the routes are matched from the application's top, on the whole path.
     const mounted = (req as { baseUrl?: string }).baseUrl;
     const url = mounted === undefined || mounted === '' ? (req.url ?? '/') : ((req as { originalUrl?: string }).originalUrl ?? '/');
-    // Only an OPTIONS request can be a preflight: no other reads its request headers here.
-    const method =
-      req.method === 'OPTIONS' ? routingMethod(req.method, req.headers.origin, req.headers['access-control-request-method']) : (req.method ?? 'GET');
+    const method = routingMethod(req.method, req, readNodeHeader);
     const table = routes.tableFor(pathnameOf(url), method);
     if (table === undefined) return next();
     respond(core, table, req, res, next);

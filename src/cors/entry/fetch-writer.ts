@@ -20,7 +20,7 @@ function answerOfDecided(core: CorsCore, decision: Awaited<ReturnType<typeof dec
   return answer;
 }
 
-function readFetchHeader(request: Request, name: string): string | null {
+export function readFetchHeader(request: Request, name: string): string | null {
   return request.headers.get(name);
 }
 

@@ -105,9 +105,15 @@ function handles(route: FrameworkRoute, method: string): boolean {
   return methods === undefined || methods.has(method) || (method === 'HEAD' && methods.has('GET'));
 }
 
-/** The method whose route decides a request: a preflight's requested one, else the request's own. */
-export function routingMethod(method: string | undefined, origin: string | undefined, requestedMethod: string | undefined): string {
-  return classify(method, origin, requestedMethod !== undefined) === 'preflight' ? requestedMethod! : (method ?? 'GET');
+/**
+ * The method whose route decides a request: a preflight's requested one, else the request's own.
+ * Only an OPTIONS request can be a preflight, so no other has its headers read (`readHeader` is the
+ * entry point's own, as decide() takes it).
+ */
+export function routingMethod<Req>(method: string | undefined, request: Req, readHeader: (request: Req, name: string) => string | null | undefined): string {
+  if (method !== 'OPTIONS') return method ?? 'GET';
+  const requested = readHeader(request, 'access-control-request-method') ?? undefined;
+  return classify(method, readHeader(request, 'origin') ?? undefined, requested !== undefined) === 'preflight' ? requested! : method;
 }
 
 /** The path of a URL (`/path?query`), as frameworks match it: not decoded. */

@@ -8,7 +8,7 @@ import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableR
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
-import { answerFetchRequest, emptyAnswer, withAnswer } from './fetch-writer.js';
+import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './fetch-writer.js';
 import { type MaybeMarked, markRoute, ROUTE_OPTIONS, RoutesReadOnce, routingMethod } from './framework-routes.js';
 
 export * from './common-exports.js';
@@ -67,7 +67,7 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
   const middleware = async function honoCors(c: HonoContext, next: () => Promise<void>): Promise<Response | undefined> {
     const routes = routesOnce.current ?? routesOnce.read(honoApp);
     const request = c.req.raw;
-    const method = routingMethod(c.req.method, request.headers.get('origin') ?? undefined, request.headers.get('access-control-request-method') ?? undefined);
+    const method = routingMethod(c.req.method, request, readFetchHeader);
     // Outside a preflight, hono has already matched the route it will run: asking its router
     // again would run the app's route pattern a second time, which V8 then compiles to machine
     // code (at 10,000 routes, seconds and megabytes on the first request hono alone does not pay).

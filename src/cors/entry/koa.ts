@@ -18,7 +18,7 @@ import {
   RoutesReadOnce,
   routingMethod,
 } from './framework-routes.js';
-import { answerRequest } from './node.js';
+import { answerRequest, readNodeHeader } from './node.js';
 
 export * from './common-exports.js';
 
@@ -69,9 +69,7 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
 
   const middleware = async function koaCors(ctx: KoaContext, next: () => Promise<unknown>): Promise<void> {
     const routes = routesOnce.current ?? routesOnce.read(ctx.app);
-    // Only an OPTIONS request can be a preflight: no other reads its request headers here.
-    const method =
-      ctx.method === 'OPTIONS' ? routingMethod(ctx.method, ctx.headers.origin, ctx.headers['access-control-request-method'] as string | undefined) : ctx.method;
+    const method = routingMethod(ctx.method, ctx, readNodeHeader);
     const table = routes.tableFor(ctx.path, method);
     if (table === undefined) {
       await next();

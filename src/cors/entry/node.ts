@@ -79,7 +79,7 @@ function write(core: CorsCore, decision: Decision, request: NodeLikeRequest, res
  * named load; one `headers[name]` for every name turns megamorphic and costs a generic lookup per
  * read (about 440 instructions of a preflight's 66,000 under callgrind, Node 22).
  */
-function readNodeHeader(request: { readonly headers: Readonly<Record<string, string | string[] | undefined>> }, name: string): string | undefined {
+export function readNodeHeader(request: { readonly headers: Readonly<Record<string, string | string[] | undefined>> }, name: string): string | undefined {
   const headers = request.headers;
   let value: string | string[] | undefined;
   switch (name) {
