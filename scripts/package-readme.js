@@ -3,7 +3,9 @@
 // included guides become links within the README; links to files the tarball does not hold
 // become plain text, so every relative link in the tarball resolves. Also writes
 // src/cors/docs/errors.md, a copy of docs/errors.md at the same path from the package's folder
-// as from the repository's, since explain() and cors-check link its sections by that path.
+// as from the repository's, since explain() and cors-check link its sections by that path. The
+// README gives that page's introduction and an index of its codes, each linking to its section
+// there, rather than a second copy of it (issue 29: 17 KB of every install).
 // `--check` exits 1 when a committed file differs from what this would write
 // (test/packaging/readmes.test.ts runs it).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +15,8 @@ const read = (path) => readFileSync(new URL(path, root), 'utf8');
 
 /** The guides, in the order the README gives them. */
 const GUIDES = ['entry-points.md', 'options.md', 'errors.md', 'diagnostics.md', 'operations.md', 'migration.md', 'cors-module.md'];
+/** The guide that ships as a file of its own (docs/errors.md); the README holds its introduction and an index. */
+const ERRORS = 'errors.md';
 
 const HEAD = `# @lib/cors
 
@@ -58,20 +62,35 @@ function shippedLinks(text, readme) {
   const anchors = new Map(GUIDES.map((guide) => [guide, slug(read(`docs/${guide}`).split('\n')[0].replace(/^# /, ''))]));
   return text.replace(/\[([^\]]+)\]\(([^)#\s]+)(#[^)]*)?\)/g, (link, text, target, fragment) => {
     if (/^[a-z]+:/.test(target)) return link;
+    // In the README, a link into the errors page goes to the page itself, which the tarball holds.
+    if (target === ERRORS && readme === '') return `[${text}](docs/${ERRORS}${fragment ?? ''})`;
     const anchor = anchors.get(target);
     return anchor === undefined ? text : `[${text}](${readme}${fragment ?? `#${anchor}`})`;
   });
 }
 
+/**
+ * The README's part for docs/errors.md: the page's introduction (the classes, how problems are
+ * listed) and each of its sections' codes, every link pointing into the page (shippedLinks() makes
+ * them docs/errors.md links).
+ */
+function errorsIndex() {
+  const page = read(`docs/${ERRORS}`).trimEnd();
+  const firstSection = page.search(/^## /m);
+  const introduction = page.slice(0, firstSection).trimEnd().replace(/\]\(#([^)]+)\)/g, `](${ERRORS}#$1)`);
+  const sections = [...page.slice(firstSection).matchAll(/^## (.+)\n([\s\S]*?)(?=^## |(?![\s\S]))/gm)].map(([, title, body]) => {
+    const codes = [...body.matchAll(/^### (.+)$/gm)].map(([, code]) => `[${code}](${ERRORS}#${slug(code)})`);
+    return `- ${title}: ${codes.join(', ')}`;
+  });
+  return [introduction, `Each code's cause, an example and its fix are in [docs/errors.md](${ERRORS}), which ships in the package:`, sections.join('\n')].join(
+    '\n\n',
+  );
+}
+
 export function packageReadme() {
   // Each guide's headings one level down, under the package's title.
   const parts = GUIDES.map((guide) =>
-    shippedLinks(
-      read(`docs/${guide}`)
-        .trimEnd()
-        .replace(/^(#+) /gm, '#$1 '),
-      '',
-    ),
+    shippedLinks((guide === ERRORS ? errorsIndex() : read(`docs/${guide}`).trimEnd()).replace(/^(#+) /gm, '#$1 '), ''),
   );
   return `${[HEAD.trimEnd(), ...parts].join('\n\n')}\n`;
 }
