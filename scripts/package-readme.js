@@ -77,7 +77,10 @@ function shippedLinks(text, readme) {
 function errorsIndex() {
   const page = read(`docs/${ERRORS}`).trimEnd();
   const firstSection = page.search(/^## /m);
-  const introduction = page.slice(0, firstSection).trimEnd().replace(/\]\(#([^)]+)\)/g, `](${ERRORS}#$1)`);
+  const introduction = page
+    .slice(0, firstSection)
+    .trimEnd()
+    .replace(/\]\(#([^)]+)\)/g, `](${ERRORS}#$1)`);
   const sections = [...page.slice(firstSection).matchAll(/^## (.+)\n([\s\S]*?)(?=^## |(?![\s\S]))/gm)].map(([, title, body]) => {
     const codes = [...body.matchAll(/^### (.+)$/gm)].map(([, code]) => `[${code}](${ERRORS}#${slug(code)})`);
     return `- ${title}: ${codes.join(', ')}`;
@@ -89,9 +92,7 @@ function errorsIndex() {
 
 export function packageReadme() {
   // Each guide's headings one level down, under the package's title.
-  const parts = GUIDES.map((guide) =>
-    shippedLinks((guide === ERRORS ? errorsIndex() : read(`docs/${guide}`).trimEnd()).replace(/^(#+) /gm, '#$1 '), ''),
-  );
+  const parts = GUIDES.map((guide) => shippedLinks((guide === ERRORS ? errorsIndex() : read(`docs/${guide}`).trimEnd()).replace(/^(#+) /gm, '#$1 '), ''));
   return `${[HEAD.trimEnd(), ...parts].join('\n\n')}\n`;
 }
 
