@@ -166,3 +166,65 @@ t.test('a route declared after the routes were read throws where it is declared'
   t.equal((await server.send('GET', '/early', { Origin: 'https://a.test' })).headers['access-control-allow-origin'], '*');
   t.throws(() => router.get('/late', named('late')), { name: 'RouteRegistrationError', code: 'CORS_ROUTES_SEALED' });
 });
+
+t.test("a request's route patterns run once: the router takes the match the policy was found with", async (t) => {
+  // At 100,000 routes a pass over the patterns costs seconds on a first request; two passes, one
+  // for the policy and one for the router, doubled the start-up.
+  class CountedPattern extends RegExp {
+    runs = 0;
+    override test(path: string): boolean {
+      this.runs += 1;
+      return super.test(path);
+    }
+  }
+  const app = new Koa();
+  app.use(createKoaCors({ origin: ['https://a.test'] }, { logger: quiet }));
+  const router = new Router();
+  const pattern = new CountedPattern('^/counted/\\d+$');
+  router.register(pattern, ['GET'], [named('counted')], { pathAsRegExp: true });
+  app.use(router.routes());
+  const server = await listen(t, app);
+  for (const path of ['/counted/1', '/counted/1', '/counted/2']) {
+    const before = pattern.runs;
+    const answer = await server.send('GET', path, { Origin: 'https://a.test' });
+    t.equal(answer.headers['x-route'], 'counted');
+    t.equal(answer.headers['access-control-allow-origin'], 'https://a.test');
+    t.equal(pattern.runs - before, 1, `GET ${path}: the pattern ran once`);
+  }
+});
+
+t.test('each request gets its own ctx.matched, with routers that fall through to the next', async (t) => {
+  const app = new Koa();
+  app.use(createKoaCors({ origin: ['https://a.test'] }, { logger: quiet }));
+  const first = new Router();
+  first.get('/shared', async (_ctx, next) => {
+    await next();
+  });
+  const second = new Router();
+  second.get('/shared', (ctx) => {
+    ctx.body = String((ctx as { matched?: unknown[] }).matched?.length);
+  });
+  app.use(first.routes());
+  app.use(second.routes());
+  const server = await listen(t, app);
+  for (const round of [1, 2, 3]) {
+    const answer = await server.send('GET', '/shared', { Origin: 'https://a.test' });
+    t.equal(answer.body, '2', `request ${round}: the layers of both routers, once`);
+  }
+});
+
+t.test('a route slipped into the stack after the routes were read gets no policy, never a later route’s', async (t) => {
+  const app = new Koa();
+  app.use(createKoaCors({ origin: '*' }, { logger: quiet }));
+  const router = new Router();
+  router.get('/items/:id', named('declared'));
+  app.use(router.routes());
+  const server = await listen(t, app);
+  t.equal((await server.send('GET', '/items/1', { Origin: 'https://a.test' })).headers['access-control-allow-origin'], '*');
+  const other = new Router();
+  other.get('/items/:id', named('slipped'));
+  router.stack.unshift(other.stack[0]!);
+  const answer = await server.send('GET', '/items/2', { Origin: 'https://a.test' });
+  t.equal(answer.headers['x-route'], 'slipped');
+  t.equal(answer.headers['access-control-allow-origin'], undefined);
+});

@@ -63,8 +63,10 @@ export function methodSet(methods: readonly string[]): ReadonlySet<string> {
 /**
  * Every route whose path matches `pathname`, in the order the framework tries them; matched by
  * the framework's own code (its compiled patterns, case and trailing-slash settings, mounts).
+ * `requestMethod`, the request's own, is for a matcher that takes one (@koa/router's match(),
+ * whose result the router then reuses): the routes returned are all of the path's, whatever it is.
  */
-export type RouteWalk = (pathname: string) => readonly FrameworkRoute[];
+export type RouteWalk = (pathname: string, requestMethod: string) => readonly FrameworkRoute[];
 
 /**
  * Paths whose walk is kept. Matching depends on the path alone, so a path seen again costs one
@@ -87,11 +89,12 @@ export class FrameworkRoutes {
    * route that handles the method (HEAD: a route of HEAD or GET), as the framework would run it;
    * else, where routes match the path but none has the method, the first of them, whose path's
    * OPTIONS policy then decides. `undefined` where no route matches: the path is not covered.
+   * `requestMethod` is the request's own method, where `method` is a preflight's requested one.
    */
-  tableFor(pathname: string, method: string): PathTable | undefined {
+  tableFor(pathname: string, method: string, requestMethod = method): PathTable | undefined {
     let routes = this.#seen.get(pathname);
     if (routes === undefined) {
-      routes = this.#walk(pathname);
+      routes = this.#walk(pathname, requestMethod);
       if (this.#seen.size >= CACHED_PATHS) this.#seen.clear();
       this.#seen.set(pathname, routes);
     }

@@ -1,12 +1,13 @@
 /**
  * `@lib/cors/koa`: one `app.use()` line before the routers of a Koa application with
  * `@koa/router`. Each request gets the policy of the route @koa/router will run for it, found by
- * the routers' own layers, in the order Koa runs them.
+ * the routers' own match(), in the order Koa runs them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
 import { controlsOf, CorsCore, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import { RouteRegistrationError } from '../core/errors.js';
+import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
 import {
   type FrameworkRoute,
@@ -51,12 +52,19 @@ interface KoaLayer {
   readonly methods: readonly string[];
   readonly stack: readonly MaybeMarked<KoaContext>[];
   readonly regexp: RegExp;
-  match(path: string): boolean;
 }
+
+/** What @koa/router's match() returns: `path` holds every layer matching the path, in order. */
+interface KoaMatch {
+  readonly path: readonly KoaLayer[];
+}
+
+type KoaMatcher = (path: string, method: string) => KoaMatch;
 
 interface KoaRouter {
   readonly stack: KoaLayer[];
   register(...args: unknown[]): unknown;
+  match: KoaMatcher;
 }
 
 /**
@@ -70,7 +78,7 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
   const middleware = async function koaCors(ctx: KoaContext, next: () => Promise<unknown>): Promise<void> {
     const routes = routesOnce.current ?? routesOnce.read(ctx.app);
     const method = routingMethod(ctx.method, ctx, readNodeHeader);
-    const table = routes.tableFor(ctx.path, method);
+    const table = routes.tableFor(ctx.path, method, ctx.method);
     if (table === undefined) {
       await next();
       return;
@@ -127,16 +135,61 @@ function mirrorKoa(core: CorsCore, instance: unknown): FrameworkRoutes {
       );
     }
   }
-  const entries: { layer: KoaLayer; route: FrameworkRoute }[] = [];
+  const routes = new Map<KoaLayer, FrameworkRoute>();
+  const matchers: KoaMatcher[] = [];
   routers.forEach((router, index) => {
     for (const layer of router.stack) {
       if (layer.methods.length === 0) continue;
-      entries.push({ layer, route: registerLayer(core, layer, `${index}\n${String(layer.regexp)}`) });
+      routes.set(layer, registerLayer(core, layer, `${index}\n${String(layer.regexp)}`));
     }
+    matchers.push(matchSharedWith(router));
     refuseLateRoutes(core, router);
   });
-  // @koa/router tries its layers in order, router by router as Koa runs them (router.match()).
-  return new FrameworkRoutes((pathname) => entries.filter(({ layer }) => layer.match(pathname)).map(({ route }) => route));
+  // @koa/router tries its layers in order, router by router as Koa runs them.
+  return new FrameworkRoutes((pathname, requestMethod) => {
+    const found: FrameworkRoute[] = [];
+    for (const match of matchers) {
+      for (const layer of match(pathname, requestMethod).path) {
+        if (layer.methods.length === 0) continue;
+        const route = routes.get(layer);
+        if (route === undefined) {
+          // A route added in a way the late-route check does not see: covered by nothing, never by
+          // a later route's policy.
+          faultReporter(core.logger)(`${core.source}: a route matching ${pathname} was added after the routes were read; it gets no CORS headers`);
+          return found;
+        }
+        found.push(route);
+      }
+    }
+    return found;
+  });
+}
+
+/**
+ * The router's own match(), for the walk, whose result the router's dispatch then takes instead
+ * of matching the same path and method again: the request that walks runs each route's pattern
+ * once, as it would without CORS (at 100,000 routes, a pass over them costs seconds on a first
+ * request, as V8 compiles each pattern at its first and second run). The result is handed over
+ * once, fresh: the router keeps and extends its `path` list as `ctx.matched`. A result that
+ * waited while another request walked is that of another request with the same path and
+ * method, which the router's match() would have returned alike.
+ */
+function matchSharedWith(router: KoaRouter): KoaMatcher {
+  const match = router.match;
+  let handed: { path: string; method: string; result: KoaMatch } | undefined;
+  Object.assign(router, {
+    match(this: KoaRouter, path: string, method: string): KoaMatch {
+      const waiting = handed;
+      handed = undefined;
+      if (waiting !== undefined && waiting.path === path && waiting.method === method) return waiting.result;
+      return match.call(this, path, method);
+    },
+  });
+  return (path, method) => {
+    const result = match.call(router, path, method);
+    handed = { path, method, result };
+    return result;
+  };
 }
 
 function registerLayer(core: CorsCore, layer: KoaLayer, key: string): FrameworkRoute {
