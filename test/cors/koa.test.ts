@@ -228,3 +228,22 @@ t.test('a route slipped into the stack after the routes were read gets no policy
   t.equal(answer.headers['x-route'], 'slipped');
   t.equal(answer.headers['access-control-allow-origin'], undefined);
 });
+
+t.test('layers of one pattern share their path; the same pattern with other flags is another path', async (t) => {
+  const app = new Koa();
+  app.use(createKoaCors({ origin: ['https://a.test'] }, { logger: quiet }));
+  const router = new Router();
+  router.get('/items/:id', named('get'));
+  router.put('/items/:key', named('put'));
+  // Case-sensitive: the same pattern source, without the `i` flag. @koa/router runs it for /same only.
+  router.register('/same', ['GET'], [named('exact')], { sensitive: true });
+  router.put('/same', named('any case'));
+  app.use(router.routes());
+  const server = await listen(t, app);
+  const preflight = (path: string, method: string) =>
+    server
+      .send('OPTIONS', path, { Origin: 'https://a.test', 'Access-Control-Request-Method': method })
+      .then((answer) => answer.headers['access-control-allow-methods']);
+  t.equal(await preflight('/items/1', 'PUT'), 'GET, HEAD, PUT, OPTIONS', '/items/:id and /items/:key are one path');
+  t.equal(await preflight('/SAME', 'PUT'), 'PUT, OPTIONS', 'the case-insensitive route alone runs for /SAME, and lists its own method');
+});

@@ -38,10 +38,15 @@ export interface TableRef {
 
 /**
  * The key under which a framework files a route's path (routes of one key share their tables):
- * the key itself, or how to make it from the path. A function keeps no key a route once the
- * routes are sealed; reconfigure() makes the keys again (CorsModule: 100,000 strings otherwise).
+ * the key itself; how to make it from the path; or an object the framework already holds for
+ * the path as it spells it (@lib/cors/koa: the RegExp of the path's first layer), compared by
+ * identity. A function keeps no key a route once the routes are sealed; reconfigure() makes the
+ * keys again (CorsModule: 100,000 strings otherwise). An object keeps no key of its own either.
  */
-export type PathKey = string | ((path: string) => string);
+export type PathKey = string | PathKeyObject | ((path: string) => string);
+
+/** A key object: anything but a function, which makes the key from the path. */
+export type PathKeyObject = object & { call?: never };
 
 /**
  * A route's options: those merged field by field over the engine's, or, for CorsModule (whose
@@ -142,7 +147,7 @@ class Configuration {
     const route = this.#routeOptions(registration.options, label, registration);
     return elsewhere === undefined
       ? this.tree.add(methods, path, route.options, route.policy, label)
-      : this.tree.addMatchedElsewhere(typeof elsewhere === 'string' ? elsewhere : elsewhere(path), methods, path, route.options, route.policy, label);
+      : this.tree.addMatchedElsewhere(typeof elsewhere === 'function' ? elsewhere(path) : elsewhere, methods, path, route.options, route.policy, label);
   }
 
   /**

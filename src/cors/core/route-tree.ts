@@ -92,7 +92,7 @@ export class RouteTree {
   /** By the table that is the store of the path's node (filled in place as methods are added, frozen at seal). */
   readonly #records = new Map<PathTable, PathRecord>();
   /** The records of addMatchedElsewhere(), by key. */
-  readonly #elsewhere = new Map<string, PathRecord>();
+  readonly #elsewhere = new Map<string | object, PathRecord>();
   #matching: Required<PathMatching>;
   #router: Router.Instance<Router.HTTPVersion.V1> | undefined;
 
@@ -151,10 +151,18 @@ export class RouteTree {
 
   /**
    * Covers a route that a framework matches itself (entry/framework-routes.ts): its tables are
-   * built as add() builds them, under `key` (one key per path as the framework spells it), and
-   * are not put in the tree, whose lookup never reaches them.
+   * built as add() builds them, under `key` (one key per path as the framework spells it: a
+   * string, or an object compared by identity), and are not put in the tree, whose lookup never
+   * reaches them.
    */
-  addMatchedElsewhere(key: string, methods: readonly string[], path: string, options: AnyCorsOptions, policy: CorsPolicy, source: RouteLabel): PathTable {
+  addMatchedElsewhere(
+    key: string | object,
+    methods: readonly string[],
+    path: string,
+    options: AnyCorsOptions,
+    policy: CorsPolicy,
+    source: RouteLabel,
+  ): PathTable {
     checkMethods(methods, path, source);
     let record = this.#elsewhere.get(key);
     if (record === undefined) {

@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
-import { controlsOf, CorsCore, type CoreSettings, type CorsControls } from '../core/cors-core.js';
+import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
@@ -15,6 +15,7 @@ import {
   type MaybeMarked,
   markRoute,
   methodSet,
+  oneMethod,
   ROUTE_OPTIONS,
   RoutesReadOnce,
   routingMethod,
@@ -135,30 +136,33 @@ function mirrorKoa(core: CorsCore, instance: unknown): FrameworkRoutes {
       );
     }
   }
-  const routes = new Map<KoaLayer, FrameworkRoute>();
+  // A layer's table only: the route the walk hands on is made for the paths walked, not for each
+  // of 100,000 layers (40 bytes a route).
+  const tables = new Map<KoaLayer, TableRef>();
   const matchers: KoaMatcher[] = [];
-  routers.forEach((router, index) => {
+  for (const router of routers) {
+    const pathOf = samePatterns();
     for (const layer of router.stack) {
       if (layer.methods.length === 0) continue;
-      routes.set(layer, registerLayer(core, layer, `${index}\n${String(layer.regexp)}`));
+      tables.set(layer, registerLayer(core, layer, pathOf(layer.regexp)));
     }
     matchers.push(matchSharedWith(router));
     refuseLateRoutes(core, router);
-  });
+  }
   // @koa/router tries its layers in order, router by router as Koa runs them.
   return new FrameworkRoutes((pathname, requestMethod) => {
     const found: FrameworkRoute[] = [];
     for (const match of matchers) {
       for (const layer of match(pathname, requestMethod).path) {
         if (layer.methods.length === 0) continue;
-        const route = routes.get(layer);
-        if (route === undefined) {
+        const ref = tables.get(layer);
+        if (ref === undefined) {
           // A route added in a way the late-route check does not see: covered by nothing, never by
           // a later route's policy.
           faultReporter(core.logger)(`${core.source}: a route matching ${pathname} was added after the routes were read; it gets no CORS headers`);
           return found;
         }
-        found.push(route);
+        found.push({ methods: methodSet(layer.methods), ref });
       }
     }
     return found;
@@ -192,15 +196,42 @@ function matchSharedWith(router: KoaRouter): KoaMatcher {
   };
 }
 
-function registerLayer(core: CorsCore, layer: KoaLayer, key: string): FrameworkRoute {
+/**
+ * The key of a layer's path in its router: the RegExp of the router's first layer with the same
+ * pattern and flags, which @koa/router matches alike (`/a/:x` and `/a/:y` are one path). Routes
+ * of one path share their tables, and no key string is kept a route: `source` is the RegExp's
+ * own string, where String(regexp) made one of about 110 bytes a route.
+ */
+function samePatterns(): (regexp: RegExp) => RegExp {
+  const bySource = new Map<string, RegExp>();
+  const byFlagsAndSource = new Map<string, RegExp>();
+  return (regexp) => {
+    const first = bySource.get(regexp.source);
+    if (first === undefined) {
+      bySource.set(regexp.source, regexp);
+      return regexp;
+    }
+    if (first.flags === regexp.flags) return first;
+    const key = `${regexp.flags}/${regexp.source}`;
+    const other = byFlagsAndSource.get(key);
+    if (other !== undefined) return other;
+    byFlagsAndSource.set(key, regexp);
+    return regexp;
+  };
+}
+
+/** How a Koa route is named in errors, made only when one is thrown. */
+const koaRouteLabel = (methods: readonly string[], path: string): string => `Koa route ${methods.join(',')} ${path}`;
+
+function registerLayer(core: CorsCore, layer: KoaLayer, pattern: RegExp): TableRef {
   const marker = layer.stack.find((handler) => handler[ROUTE_OPTIONS] !== undefined);
-  let ref: FrameworkRoute['ref'] | undefined;
+  let ref: TableRef | undefined;
   // @koa/router lists HEAD before GET; the tables add HEAD after GET themselves.
   const methods = layer.methods.includes('GET') ? layer.methods.filter((method) => method !== 'HEAD') : layer.methods;
   for (const method of methods) {
-    ref = core.routeMatchedElsewhere(key, [method], layer.path, marker?.[ROUTE_OPTIONS], `Koa route ${method} ${layer.path}`);
+    ref = core.routeMatchedElsewhere(pattern, oneMethod(method), layer.path, marker?.[ROUTE_OPTIONS], koaRouteLabel);
   }
-  return { methods: methodSet(layer.methods), ref: ref! };
+  return ref!;
 }
 
 /** After the mirror, a route registered on `router` throws where it is declared: it would have no policy. */
