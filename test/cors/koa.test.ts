@@ -247,3 +247,24 @@ t.test('layers of one pattern share their path; the same pattern with other flag
   t.equal(await preflight('/items/1', 'PUT'), 'GET, HEAD, PUT, OPTIONS', '/items/:id and /items/:key are one path');
   t.equal(await preflight('/SAME', 'PUT'), 'PUT, OPTIONS', 'the case-insensitive route alone runs for /SAME, and lists its own method');
 });
+
+t.test("a router bound to a host decides only that host's requests; another host gets the route that runs for it", async (t) => {
+  const app = new Koa();
+  const cors = createKoaCors({ origin: ['https://public.test'] }, { logger: quiet });
+  app.use(cors);
+  const admin = new Router({ host: 'admin.test' });
+  admin.get('/data', cors.route({ origin: '*' }), named('admin'));
+  const open = new Router();
+  open.get('/data', named('public'));
+  app.use(admin.routes());
+  app.use(open.routes());
+  const server = await listen(t, app);
+  // Each host twice, in turn: a walk kept for one host must not answer the other.
+  for (const host of ['admin.test', 'public.test', 'admin.test', 'public.test']) {
+    const answer = await server.send('GET', '/data', { Host: host, Origin: 'https://stranger.test' });
+    const ran = host === 'admin.test' ? 'admin' : 'public';
+    t.equal(answer.headers['x-route'], ran, `Host ${host}: the router ran the ${ran} route`);
+    // The public policy has one origin, which it names whatever the request's Origin is.
+    t.equal(answer.headers['access-control-allow-origin'], ran === 'admin' ? '*' : 'https://public.test', `Host ${host}: the ${ran} route's policy answered`);
+  }
+});

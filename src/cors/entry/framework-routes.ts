@@ -78,8 +78,9 @@ export function oneMethod(method: string): readonly string[] {
  * the framework's own code (its compiled patterns, case and trailing-slash settings, mounts).
  * `requestMethod`, the request's own, is for a matcher that takes one (@koa/router's match(),
  * whose result the router then reuses): the routes returned are all of the path's, whatever it is.
+ * `host` is given where routes are bound to hosts (@koa/router's `host` option), else `undefined`.
  */
-export type RouteWalk = (pathname: string, requestMethod: string) => readonly FrameworkRoute[];
+export type RouteWalk = (pathname: string, requestMethod: string, host: string | undefined) => readonly FrameworkRoute[];
 
 /**
  * Paths whose walk is kept. Matching depends on the path alone, so a path seen again costs one
@@ -103,13 +104,15 @@ export class FrameworkRoutes {
    * else, where routes match the path but none has the method, the first of them, whose path's
    * OPTIONS policy then decides. `undefined` where no route matches: the path is not covered.
    * `requestMethod` is the request's own method, where `method` is a preflight's requested one.
+   * `host`, where the framework matches hosts too, is part of what the walk is kept under.
    */
-  tableFor(pathname: string, method: string, requestMethod = method): PathTable | undefined {
-    let routes = this.#seen.get(pathname);
+  tableFor(pathname: string, method: string, requestMethod = method, host?: string): PathTable | undefined {
+    const key = host === undefined ? pathname : `${host} ${pathname}`;
+    let routes = this.#seen.get(key);
     if (routes === undefined) {
-      routes = this.#walk(pathname, requestMethod);
+      routes = this.#walk(pathname, requestMethod, host);
       if (this.#seen.size >= CACHED_PATHS) this.#seen.clear();
-      this.#seen.set(pathname, routes);
+      this.#seen.set(key, routes);
     }
     for (const route of routes) if (handles(route, method)) return route.ref.table;
     return routes[0]?.ref.table;

@@ -31,6 +31,8 @@ export interface KoaContext {
   readonly method: string;
   readonly url: string;
   readonly path: string;
+  /** As routers bound to a host match it (`host` behind a proxy that Koa trusts). */
+  readonly host: string;
   readonly headers: IncomingHttpHeaders;
   readonly req: import('node:http').IncomingMessage;
   readonly res: import('node:http').ServerResponse;
@@ -64,8 +66,17 @@ type KoaMatcher = (path: string, method: string) => KoaMatch;
 
 interface KoaRouter {
   readonly stack: KoaLayer[];
+  /** The `host` option: the router runs only for requests to that host (matchHost()). */
+  readonly host?: unknown;
   register(...args: unknown[]): unknown;
   match: KoaMatcher;
+  matchHost(host: string): boolean;
+}
+
+/** The routes of an application's routers, with whether any router is bound to a host. */
+interface KoaRoutes {
+  readonly routes: FrameworkRoutes;
+  readonly hostBound: boolean;
 }
 
 /**
@@ -77,9 +88,9 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
   const routesOnce = new RoutesReadOnce(core, mirrorKoa);
 
   const middleware = async function koaCors(ctx: KoaContext, next: () => Promise<unknown>): Promise<void> {
-    const routes = routesOnce.current ?? routesOnce.read(ctx.app);
+    const { routes, hostBound } = routesOnce.current ?? routesOnce.read(ctx.app);
     const method = routingMethod(ctx.method, ctx, readNodeHeader);
-    const table = routes.tableFor(ctx.path, method, ctx.method);
+    const table = routes.tableFor(ctx.path, method, ctx.method, hostBound ? ctx.host : undefined);
     if (table === undefined) {
       await next();
       return;
@@ -115,7 +126,7 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
 }
 
 /** The routers of `app` (its middleware made by router.routes()), their routes' tables, and the walk. */
-function mirrorKoa(core: CorsCore, instance: unknown): FrameworkRoutes {
+function mirrorKoa(core: CorsCore, instance: unknown): KoaRoutes {
   const stack = (instance as { middleware?: unknown } | null)?.middleware;
   if (!Array.isArray(stack)) {
     const fix = 'app.use() the middleware on the Koa application, before its routers';
@@ -139,20 +150,24 @@ function mirrorKoa(core: CorsCore, instance: unknown): FrameworkRoutes {
   // A layer's table only: the route the walk hands on is made for the paths walked, not for each
   // of 100,000 layers (40 bytes a route).
   const tables = new Map<KoaLayer, TableRef>();
-  const matchers: KoaMatcher[] = [];
+  const matchers: { router: KoaRouter; match: KoaMatcher }[] = [];
   for (const router of routers) {
     const pathOf = samePatterns();
     for (const layer of router.stack) {
       if (layer.methods.length === 0) continue;
       tables.set(layer, registerLayer(core, layer, pathOf(layer.regexp)));
     }
-    matchers.push(matchSharedWith(router));
+    matchers.push({ router, match: matchSharedWith(router) });
     refuseLateRoutes(core, router);
   }
+  // A router bound to a host (as `if (!host)` in matchHost() reads the option) runs only for
+  // requests to it: its routes decide no other host's requests, which a later router may take.
+  const hostBound = routers.some((router) => Boolean(router.host));
   // @koa/router tries its layers in order, router by router as Koa runs them.
-  return new FrameworkRoutes((pathname, requestMethod) => {
+  const routes = new FrameworkRoutes((pathname, requestMethod, host) => {
     const found: FrameworkRoute[] = [];
-    for (const match of matchers) {
+    for (const { router, match } of matchers) {
+      if (host !== undefined && !router.matchHost(host)) continue;
       for (const layer of match(pathname, requestMethod).path) {
         if (layer.methods.length === 0) continue;
         const ref = tables.get(layer);
@@ -167,6 +182,7 @@ function mirrorKoa(core: CorsCore, instance: unknown): FrameworkRoutes {
     }
     return found;
   });
+  return { routes, hostBound };
 }
 
 /**
