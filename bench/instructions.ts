@@ -6,7 +6,7 @@
  *
  * Each server starts once under callgrind with counting off, and is warmed up on every
  * scenario in turn (real servers see mixed traffic, and the JIT sees it too). Then, for each
- * scenario, counting is switched on and windows of WINDOW sequential keep-alive requests are
+ * scenario, counting is switched on and windows of MAIN_WINDOW sequential keep-alive requests are
  * counted (each dump zeroes the counters) until the last STEADY windows lie within TOLERANCE of
  * each other: the first few thousand requests under counting still cost more, while valgrind's
  * slowed-down threads finish their background compiles. Their instructions over their requests
@@ -44,7 +44,13 @@ import {
 } from './scenarios.js';
 
 const WARM_UP = 5000;
+/** Requests per counted window, unless a caller asks for others. */
 const WINDOW = 1000;
+/**
+ * This mode's window (BENCH_WINDOW), as `--channels` takes it: windows of 1,000 lie about 1% apart,
+ * so a question at the 0.5% level (the preflight against the ceiling) wants longer ones.
+ */
+const MAIN_WINDOW = Number(process.env.BENCH_WINDOW ?? WINDOW);
 const STEADY = 3;
 const TOLERANCE = 0.01;
 const MAX_WINDOWS = 8;
@@ -191,19 +197,21 @@ export async function countInstructions(): Promise<void> {
     const problem = unlike.get(server.name);
     counts.set(
       server.name,
-      problem === undefined ? await countServer(server, scenarios) : new Map(scenarios.map((scenario) => [scenario.name, `not counted: ${problem}`])),
+      problem === undefined
+        ? await countServer(server, scenarios, { window: MAIN_WINDOW })
+        : new Map(scenarios.map((scenario) => [scenario.name, `not counted: ${problem}`])),
     );
   }
   if (serversChosen()) {
     // A partial run (BENCH_SERVERS): the main table and the adapter pairs it holds, printed only.
     const report = [...mainTable(list, counts), '', ...adapterReport(counts)].join('\n');
     console.log(
-      `\n${machineLine()}, ${valgrind}; the servers BENCH_SERVERS names, counted as in the full run, ${Math.round((Date.now() - startedAt) / 1000)} s; RESULTS.md and the chart left as they are.\n\n${report}`,
+      `\n${machineLine()}, ${valgrind}; the servers BENCH_SERVERS names, counted as in the full run (windows of ${MAIN_WINDOW.toLocaleString('en')} requests), ${Math.round((Date.now() - startedAt) / 1000)} s; RESULTS.md and the chart left as they are.\n\n${report}`,
     );
     return;
   }
-  for (const server of hostPair) counts.set(server.name, await countServer(server, [getNoOrigin]));
-  for (const server of originLookupTrio) counts.set(server.name, await countServer(server, ORIGIN_SCENARIOS));
+  for (const server of hostPair) counts.set(server.name, await countServer(server, [getNoOrigin], { window: MAIN_WINDOW }));
+  for (const server of originLookupTrio) counts.set(server.name, await countServer(server, ORIGIN_SCENARIOS, { window: MAIN_WINDOW }));
   // Counted apart, in longer windows: the steps lie 1% to 5% apart. The host's route without CORS
   // sends no grant, so only its body is checked.
   const stepGet = { ...scenarioNamed('GET with Origin'), check: json };
@@ -217,7 +225,7 @@ export async function countInstructions(): Promise<void> {
   const lines = [
     '## Instructions per request, counted by callgrind',
     '',
-    `${machineLine()}, ${valgrind}; ${WARM_UP.toLocaleString('en')} warm-up requests per scenario, then windows of ${WINDOW.toLocaleString('en')} sequential keep-alive requests until ${STEADY} in a row lie within ${TOLERANCE * 100}% and their mean (else the median of the later half of ${MAX_WINDOWS}); ${Math.round((Date.now() - startedAt) / 1000)} s in all.`,
+    `${machineLine()}, ${valgrind}; ${WARM_UP.toLocaleString('en')} warm-up requests per scenario, then windows of ${MAIN_WINDOW.toLocaleString('en')} sequential keep-alive requests until ${STEADY} in a row lie within ${TOLERANCE * 100}% and their mean (else the median of the later half of ${MAX_WINDOWS}); ${Math.round((Date.now() - startedAt) / 1000)} s in all.`,
     '',
     'Counted by callgrind inside the server process only: the load generator is not counted. "ceiling / server" is the ceiling\'s count over the server\'s, so 100% means as little work as the bare node:http server; "spread" is how far those last windows lay apart.',
     '',
@@ -374,7 +382,7 @@ function getPathReport(counts: Map<string, Count | string>): string[] {
   const lines = [
     '### The GET path, step by step',
     '',
-    `A GET with Origin from the ceiling to each of our servers, one piece of work added at each step, each counted in windows of ${STEP_WINDOW.toLocaleString('en')} requests (the main table's are ${WINDOW.toLocaleString('en')}); "added" is the step's count less the one before it, "ceiling / step" as in the main table.`,
+    `A GET with Origin from the ceiling to each of our servers, one piece of work added at each step, each counted in windows of ${STEP_WINDOW.toLocaleString('en')} requests (the main table's are ${MAIN_WINDOW.toLocaleString('en')}); "added" is the step's count less the one before it, "ceiling / step" as in the main table.`,
     '',
     '| step | instructions per request | added | ceiling / step |',
     '|---|---:|---:|---:|',
