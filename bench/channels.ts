@@ -19,6 +19,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const WINDOW = Number(process.env.BENCH_WINDOW ?? 1000);
 
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFixed(2)}%`;
+const show = (count: Count | string | undefined) => (count === undefined ? 'n/a' : typeof count === 'string' ? count : thousands(count.perRequest));
 
 /** The commit a clone has checked out, to name it in the report. */
 function commitOf(dir: string): string {
@@ -32,8 +33,8 @@ function commitOf(dir: string): string {
 export async function countChannels(): Promise<void> {
   const valgrind = await valgrindVersion();
   const startedAt = Date.now();
-  const { base, without, with: subscribed } = channelServers();
-  const list: Server[] = [...(base === undefined ? [] : [base]), without, subscribed];
+  const { base, baseWith, without, with: subscribed } = channelServers();
+  const list: Server[] = [...(base === undefined ? [] : [base]), without, ...(baseWith === undefined ? [] : [baseWith]), subscribed];
   // counts[round].get(server name).get(scenario name)
   const counts: Map<string, Map<string, Count | string>>[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -44,6 +45,43 @@ export async function countChannels(): Promise<void> {
   }
   const here = commitOf(process.cwd());
   const baseCommit = base === undefined ? undefined : commitOf(process.env.BENCH_BASE!.trim());
+  // The columns: each server's count, the ratios between them, and their spreads; the base's only with BENCH_BASE.
+  const labelled = [
+    { server: base, label: `${baseCommit}` },
+    { server: without, label: 'none' },
+    { server: baseWith, label: `${baseCommit} with a subscriber` },
+    { server: subscribed, label: 'with a subscriber' },
+  ].filter((column): column is { server: Server; label: string } => column.server !== undefined);
+  type Reading = (server: Server) => Count | string | undefined;
+  const value = (count: Count | string | undefined) => (typeof count === 'object' ? count : undefined);
+  const ratio = (heading: string, over: Server | undefined, under: Server | undefined) =>
+    over === undefined || under === undefined
+      ? []
+      : [
+          {
+            heading,
+            cell: (read: Reading) => {
+              const [a, b] = [value(read(over)), value(read(under))];
+              return a === undefined || b === undefined ? '' : signed(a.perRequest / b.perRequest - 1);
+            },
+          },
+        ];
+  const columns: { heading: string; cell: (read: Reading) => string }[] = [
+    ...labelled.map(({ server, label }) => ({ heading: label, cell: (read: Reading) => show(read(server)) })),
+    ...ratio('with / none', subscribed, without),
+    ...ratio(`none / ${baseCommit}`, without, base),
+    ...ratio(`with / ${baseCommit} with`, subscribed, baseWith),
+    {
+      heading: `spread (${labelled.map(({ label }) => label).join(', ')})`,
+      cell: (read: Reading) =>
+        labelled
+          .map(({ server }) => {
+            const count = value(read(server));
+            return count === undefined ? '' : percent(count.spread);
+          })
+          .join(', '),
+    },
+  ];
   const lines = [
     '## The decision channel: instructions per request with and without a subscriber',
     '',
@@ -52,28 +90,18 @@ export async function countChannels(): Promise<void> {
     'The standalone server of `--instructions` without a subscriber on `lib-cors:decision` ("none"), and with a no-op one (servers/subscribed.ts: every decision is built and published, and dropped). "with / none" is the subscriber\'s cost per request; ' +
       (base === undefined
         ? 'no BENCH_BASE was given, so no earlier commit is counted.'
-        : `"none / ${baseCommit}" compares the server without a subscriber with the same server built at ${baseCommit}, before the channels: the issue asks for it within 0.5%.`),
+        : `"none / ${baseCommit}" compares the server without a subscriber with the same server built at ${baseCommit}` +
+          (baseWith === undefined
+            ? ', a commit before the channels: the issue asks for it within 0.5%.'
+            : `, and "with / ${baseCommit} with" the subscribed servers of the two commits, each counted beside the other in every round.`)),
     '',
-    `| scenario | round | ${base === undefined ? '' : `${baseCommit} | `}none | with a subscriber | with / none |${base === undefined ? '' : ` none / ${baseCommit} |`} spread (${base === undefined ? '' : `${baseCommit}, `}none, with) |`,
-    `|---|---:|${base === undefined ? '' : '---:|'}---:|---:|---:|${base === undefined ? '' : '---:|'}---|`,
+    `| scenario | round | ${columns.map((column) => column.heading).join(' | ')} |`,
+    `|---|---:|${columns.map((column) => (column.heading.startsWith('spread') ? '---' : '---:')).join('|')}|`,
   ];
-  const value = (count: Count | string | undefined) => (typeof count === 'object' ? count : undefined);
   for (const scenario of SCENARIOS) {
     for (const [round, these] of counts.entries()) {
-      const [b, n, w] = [base, without, subscribed].map((server) => (server === undefined ? undefined : these.get(server.name)?.get(scenario.name)));
-      const [vb, vn, vw] = [value(b), value(n), value(w)];
-      const show = (count: Count | string | undefined) => (count === undefined ? 'n/a' : typeof count === 'string' ? count : thousands(count.perRequest));
-      const cells = [
-        scenario.name,
-        String(round + 1),
-        ...(base === undefined ? [] : [show(b)]),
-        show(n),
-        show(w),
-        vn !== undefined && vw !== undefined ? signed(vw.perRequest / vn.perRequest - 1) : '',
-        ...(base === undefined ? [] : [vb !== undefined && vn !== undefined ? signed(vn.perRequest / vb.perRequest - 1) : '']),
-        [...(base === undefined ? [] : [vb]), vn, vw].map((count) => (count === undefined ? '' : percent(count.spread))).join(', '),
-      ];
-      lines.push(`| ${cells.join(' | ')} |`);
+      const read = (server: Server) => these.get(server.name)?.get(scenario.name);
+      lines.push(`| ${scenario.name} | ${round + 1} | ${columns.map((column) => column.cell(read)).join(' | ')} |`);
     }
   }
   const report = lines.join('\n');

@@ -1,4 +1,5 @@
 /** The table every benchmark mode runs: the servers, the scenarios, and how a correct answer looks. */
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 import { ALLOWED_ORIGIN } from './servers/policy.js';
@@ -134,19 +135,21 @@ export const originLookupTrio: [list: Server, lookup: Server, cached: Server] = 
 /**
  * `--channels`: the standalone server without a subscriber on `lib-cors:decision`, and with a
  * no-op one; BENCH_BASE, a built clone of another commit, adds that clone's standalone server
- * (its own build of the library, resolved from its own node_modules).
+ * (its own build of the library, resolved from its own node_modules), and its subscribed server
+ * when the clone has one (a commit since the channels): a subscriber's cost moves by 6% between
+ * two processes of one build, so it compares only side by side.
  */
-export function channelServers(): { base: Server | undefined; without: Server; with: Server } {
+export function channelServers(): { base: Server | undefined; baseWith: Server | undefined; without: Server; with: Server } {
   const base = process.env.BENCH_BASE?.trim();
+  const clone = base === undefined || base === '' ? undefined : pathToFileURL(`${base.replace(/\/$/, '')}/`);
+  const baseWith = clone === undefined ? undefined : new URL('build/bench/servers/subscribed.js', clone);
   return {
     base:
-      base === undefined || base === ''
+      clone === undefined ? undefined : { ...standalone, name: `@lib/cors standalone at ${base}`, entry: new URL('build/bench/servers/standalone.js', clone) },
+    baseWith:
+      baseWith === undefined || !existsSync(baseWith)
         ? undefined
-        : {
-            ...standalone,
-            name: `@lib/cors standalone at ${base}`,
-            entry: new URL('build/bench/servers/standalone.js', pathToFileURL(`${base.replace(/\/$/, '')}/`)),
-          },
+        : { ...standalone, name: `@lib/cors standalone at ${base}, a no-op subscriber on lib-cors:decision`, entry: baseWith },
     without: { ...standalone, name: '@lib/cors standalone, no subscriber' },
     with: { ...standalone, name: '@lib/cors standalone, a no-op subscriber on lib-cors:decision', entry: ours('subscribed') },
   };
