@@ -12,7 +12,9 @@
  * slowed-down threads finish their background compiles. Their instructions over their requests
  * is the figure, and their spread is reported with it. A server whose windows never settle
  * (its collections fall in every other window, or one window holds a rare full collection) gets
- * the median of the later half of its windows, with their spread.
+ * the median of the later half of its windows, with their spread. Every server runs with V8's
+ * young generation fixed (FIXED_YOUNG_GENERATION): how often it collects then depends on what the
+ * server allocates, not on how fast the loaded machine lets it run.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,7 +25,7 @@ import { promisify } from 'node:util';
 
 import { barChart, type BarGroup } from './chart.js';
 import { unlikeAnswers, verdict } from './checks.js';
-import { startServer, type Running } from './child.js';
+import { FIXED_YOUNG_GENERATION, startServer, type Running } from './child.js';
 import { chartDate, machineLine, median, percent, thousands, writeChart, writeResultsSection } from './report.js';
 import {
   adapterPairs,
@@ -93,14 +95,12 @@ class CallgrindServer {
   #running: Running | undefined;
 
   async start(server: Server, env: Record<string, string>): Promise<Running> {
-    this.#running = await startServer(server.entry, { ...server.env, ...env }, [
-      'valgrind',
-      '--quiet',
-      '--fair-sched=yes',
-      '--tool=callgrind',
-      '--instr-atstart=no',
-      `--callgrind-out-file=${this.#dir}/out`,
-    ]);
+    this.#running = await startServer(
+      server.entry,
+      { ...server.env, ...env },
+      ['valgrind', '--quiet', '--fair-sched=yes', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${this.#dir}/out`],
+      { nodeFlags: FIXED_YOUNG_GENERATION },
+    );
     return this.#running;
   }
 

@@ -11,7 +11,7 @@
  * - sockets: the server process's open sockets (/proc/<pid>/fd), counted once the warm-up's
  *   connections are closed and again once the soak's are, must be as many: none left hanging;
  * - RSS: read from /proc/<pid>/status every 10 s (no collection forced, nothing asked of the
- *   server), with V8's young generation fixed at its default largest size (YOUNG_GENERATION); after
+ *   server), with V8's young generation fixed at its default largest size (FIXED_YOUNG_GENERATION); after
  *   the first RSS_SETTLE_S seconds, while node:http's pools fill, it must stay within RSS_FLAT of its
  *   settled median. The heap after a full collection is read at the start and the
  *   end, what a leak would grow.
@@ -20,7 +20,7 @@ import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 
 import autocannon from 'autocannon';
 
-import { probe, startServer } from './child.js';
+import { FIXED_YOUNG_GENERATION, probe, startServer } from './child.js';
 import { ALLOWED_ORIGIN } from './servers/policy.js';
 
 const argument = (name: string): string | undefined => {
@@ -34,13 +34,6 @@ const CONNECTIONS = 50;
 const SAMPLE_S = 10;
 /** RSS grows while node:http's pools and V8's heap settle: the flatness check starts after this. */
 const RSS_SETTLE_S = Math.min(120, Math.round(seconds / 5));
-/**
- * V8 grows and shrinks its young generation with the allocation rate, in steps of megabytes that
- * RSS shows (the first 10-minute run moved between 66 and 90 MB while the heap after GC stayed at
- * 7.6 MB). The server runs with it fixed at V8's default largest size, so that what RSS can still
- * show is what the process keeps.
- */
-const YOUNG_GENERATION = ['--min-semi-space-size=16', '--max-semi-space-size=16'];
 /** Flat: every settled sample within this share of the settled samples' median. */
 const RSS_FLAT = 0.1;
 
@@ -84,7 +77,7 @@ for (const bad of hostile) {
 }
 const hostileShare = hostile.length / cycle.length;
 
-const { child, url } = await startServer(new URL('servers/module.js', import.meta.url), {}, [], { nodeFlags: YOUNG_GENERATION });
+const { child, url } = await startServer(new URL('servers/module.js', import.meta.url), {}, [], { nodeFlags: FIXED_YOUNG_GENERATION });
 const pid = child.pid!;
 const memory = () => probe(child, 'memory');
 const rssNow = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
@@ -164,7 +157,7 @@ try {
         '',
         `\`npm run soak\` (bench/soak.ts): the host with CorsModule under autocannon with ${CONNECTIONS} keep-alive connections and no rate limit, as fast as the machine answers (autocannon and the server share its cores), for ${seconds} s after a ${5} s warm-up. Every connection sends the same cycle of ${cycle.length} requests: the ${ordinary.length} ordinary kinds in turn, each of the ${hostile.length} hostile ones (a refused origin, \`null\`, a lookalike origin, 201 requested header names, a method the path lacks with header names that are no tokens) after 99 of them: ${(hostileShare * 100).toFixed(1)}% hostile. Every request is answered 2xx by design (a refusal is a 2xx without the grant).`,
         '',
-        `Checks: no error, timeout or non-2xx answer; as many sockets open in the server once the soak's connections are closed as once the warm-up's were (counted in /proc/<pid>/fd); RSS, read every ${SAMPLE_S} s from /proc without forcing a collection (the server runs with \`${YOUNG_GENERATION.join(' ')}\`: V8 otherwise grows and shrinks its young generation with the allocation rate, in steps of megabytes), within ${RSS_FLAT * 100}% of its median from ${RSS_SETTLE_S} s on, while node:http's pools settle before that. The heap after a full collection, at the start and the end, is what a leak would grow.`,
+        `Checks: no error, timeout or non-2xx answer; as many sockets open in the server once the soak's connections are closed as once the warm-up's were (counted in /proc/<pid>/fd); RSS, read every ${SAMPLE_S} s from /proc without forcing a collection (the server runs with \`${FIXED_YOUNG_GENERATION.join(' ')}\`: V8 otherwise grows and shrinks its young generation with the allocation rate, in steps of megabytes), within ${RSS_FLAT * 100}% of its median from ${RSS_SETTLE_S} s on, while node:http's pools settle before that. The heap after a full collection, at the start and the end, is what a leak would grow.`,
         '',
         '| date | Node | seconds | requests | requests/s | hostile | errors | timeouts | non-2xx | server sockets before -> after | RSS settled median (MB) | furthest sample from it | heap start -> end (MB, after GC) | result |',
         '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|',
