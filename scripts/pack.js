@@ -4,8 +4,10 @@
 // 60 KB of comments, and 22 files for a require() to resolve and read): each file the package.json
 // names (entry points, ES module wrappers, the cors-check command, the Public Suffix List and its
 // stand-in) stays at its path, and the modules behind them are bundled, without comments, into one
-// file per set of entry points that load them (planBundles()). A module lives in exactly one file,
-// so whichever entry point or wrapper loads it there is one engine and one set of error classes.
+// file per set of entry points that load them (planBundles()); a module the sources require()
+// inside a function, to load it at its first use, is a file of its own (rootFiles()). A module
+// lives in exactly one file, so whichever entry point or wrapper loads it there is one engine and
+// one set of error classes.
 // The workspace's dist/ keeps tsc's output: the tests and their coverage run on that, and
 // test/packaging on what this packs. Prints each tarball's path, one a line.
 import { execFileSync } from 'node:child_process';
@@ -35,10 +37,40 @@ function filesUnder(dir, prefix = '') {
   );
 }
 
-/** The relative `require()`s of a CommonJS file in dist/, as paths relative to dist/. */
+/**
+ * The relative `require()`s of a CommonJS file in dist/, as paths relative to dist/: `eager` those
+ * tsc wrote for the file's imports (at the start of a line: they run when the file loads), `lazy`
+ * those written in the source inside a function (indented: they run at the first call, as
+ * diagnostics/channels.ts loads the decision's judging).
+ */
 function localRequires(file) {
   const source = readFileSync(join(DIST, file), 'utf8');
-  return [...source.matchAll(/\brequire\("(\.\.?\/[^"]+)"\)/g)].map((match) => posix.join(posix.dirname(file), match[1]));
+  const eager = [];
+  const lazy = [];
+  for (const match of source.matchAll(/\brequire\(["'](\.\.?\/[^"']+)["']\)/g)) {
+    const indented = /[ \t]/.test(source[source.lastIndexOf('\n', match.index) + 1] ?? '');
+    (indented ? lazy : eager).push(posix.join(posix.dirname(file), match[1]));
+  }
+  return { eager, lazy };
+}
+
+/**
+ * The entry files and the modules some file requires lazily: each is a file of its own in the
+ * package, so that what loads it late is not parsed with what loads at start-up, and both keep
+ * one copy of it.
+ */
+function rootFiles(entries) {
+  const roots = new Set(entries);
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const { eager, lazy } = localRequires(file);
+    for (const target of lazy) roots.add(target);
+    for (const target of [...eager, ...lazy]) visit(target);
+  };
+  for (const entry of entries) visit(entry);
+  return [...roots];
 }
 
 /** The JavaScript files the package's exports, its command or its ES module wrappers name: each stays a file of its own. */
@@ -72,7 +104,7 @@ function planBundles(entries) {
   for (const entry of entries) {
     const seen = new Set();
     const visit = (file) => {
-      for (const target of localRequires(file)) {
+      for (const target of localRequires(file).eager) {
         if (entrySet.has(target) || seen.has(target)) continue;
         seen.add(target);
         if (!loaders.has(target)) loaders.set(target, new Set());
@@ -210,8 +242,9 @@ async function stageCors(staged) {
   const manifest = JSON.parse(readFileSync(join(CORS, 'package.json'), 'utf8'));
   const files = filesUnder(DIST);
   const wrappers = files.filter((file) => file.endsWith('.mjs'));
-  const entries = entryFiles(manifest, wrappers);
-  for (const entry of entries) if (!existsSync(join(DIST, entry))) throw new Error(`${entry} is not in src/cors/dist: run npm run build first`);
+  const named = entryFiles(manifest, wrappers);
+  for (const entry of named) if (!existsSync(join(DIST, entry))) throw new Error(`${entry} is not in src/cors/dist: run npm run build first`);
+  const entries = rootFiles(named);
   const { home, sharedFiles } = planBundles(entries);
 
   for (const file of ['package.json', 'README.md', 'LICENSE', 'docs/errors.md']) cpSync(join(CORS, file), join(staged, file));

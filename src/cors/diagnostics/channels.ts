@@ -7,8 +7,12 @@ import type { CorsCore } from '../core/cors-core.js';
 import type { Decision, RequestKind } from '../core/decision.js';
 import { decisionChannel } from '../core/channels.js';
 import type { ReasonCode } from './browser-checks.js';
-import { explainDecision, type ExplainRequest } from './explain.js';
-import { logRefusal } from './refusals.js';
+import type { ExplainRequest } from './explain.js';
+import type * as ObservedDecision from './observed-decision.js';
+
+// A require() where a decision is first observed, not an import: explain() and the browser checks
+// are a seventh of the engine's code, and most processes never look at a decision.
+let observed: typeof ObservedDecision | undefined;
 
 /** A message of `lib-cors:decision`: one per CORS request the engine decided, with the browser's verdict on its answer. */
 export interface CorsDecisionMessage {
@@ -39,24 +43,11 @@ export function decisionsObserved(core: CorsCore): boolean {
   return core.debug || decisionChannel.hasSubscribers;
 }
 
-/** Logs (debug) and publishes (subscribers) a decision and its answer; `described` is the request as explain() reads it. */
+/**
+ * Logs (debug) and publishes (subscribers) a decision and its answer; `described` is the request as
+ * explain() reads it. The judging is loaded at the first call (observed-decision.ts).
+ */
 export function observeDecision(core: CorsCore, decision: Decision, sent: Answer, request: unknown, described: ExplainRequest): void {
-  // A refused preflight is judged as the policy refused it, not by the headers debug mode added to
-  // name the failed check to the browser.
-  const answer = decision.kind === 'preflight' && decision.allowedOrigin === undefined ? decision.table.preflightRefusal : sent;
-  if (core.debug) logRefusal(core, decision, answer, described);
-  if (!decisionChannel.hasSubscribers) return;
-  const explanation = explainDecision(decision, answer, described);
-  const message: CorsDecisionMessage = {
-    source: core.source,
-    kind: decision.kind,
-    method: decision.method,
-    route: decision.table.route,
-    origin: decision.origin,
-    verdict: decision.origin === undefined ? 'not-cors' : explanation.allowed ? 'allowed' : 'refused',
-    reason: explanation.reason,
-    status: sent.status,
-    request,
-  };
-  decisionChannel.publish(message);
+  observed ??= require('./observed-decision.js') as typeof ObservedDecision;
+  observed.logAndPublish(core, decision, sent, request, described);
 }

@@ -7,7 +7,7 @@ import { CorsUsageError } from '../core/errors.js';
 import type { CorsLogger } from '../core/options.js';
 // cookie 1.x, not 2: 2.x is published as ES modules only, and this package is CommonJS with ES
 // module wrappers (one copy for require() and import), which jest on Node 22 cannot require().
-import { serialize } from 'cookie';
+import type * as Cookie from 'cookie';
 
 /** The cookie attributes `setCorsCookie` takes; `Path=/` and `HttpOnly` unless said otherwise. */
 export interface CookieOptions {
@@ -54,6 +54,8 @@ export function setCorsCookie(
 ): void {
   let cookie: string;
   try {
+    // Loaded at the first cookie, not at import: most applications set none through the engine.
+    const { serialize } = require('cookie') as typeof Cookie;
     cookie = serialize(name, value, { ...COOKIE_DEFAULTS, ...options });
   } catch (error) {
     throw new CorsUsageError(

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { CorsCore, routeLabel, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import type { CorsOptions } from '../core/options.js';
 import type { FindMyWayRouter } from '../core/route-tree.js';
-import { explainRequest, type ExplainOptions, type ExplainRequest, type Explanation } from '../diagnostics/explain.js';
+import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 import { nodeMiddleware, type NodeMiddleware } from './node.js';
 
 export type { ReasonCode } from '../diagnostics/browser-checks.js';
@@ -77,6 +77,8 @@ export class CorsEngine implements CorsControls<CorsOptions<IncomingMessage>> {
    * asked, as a real request would ask it). Like a request, it seals the routes.
    */
   explain(request: ExplainRequest, options?: ExplainOptions): Promise<Explanation> {
+    // Loaded at the first call: explain() and the browser checks are not needed to serve.
+    const { explainRequest } = require('../diagnostics/explain.js') as typeof import('../diagnostics/explain.js');
     return explainRequest(this.#core, request, options);
   }
 }

@@ -4,7 +4,7 @@ import { RequestContext } from '@lib/rest';
 
 import { CorsUsageError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
-import { explainRequest, type ExplainOptions, type ExplainRequest, type Explanation } from '../diagnostics/explain.js';
+import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 import { setCorsCookie, type CookieOptions } from '../entry/credentials.js';
 import { ApplicationCors } from './application-cors.js';
 import { CORS_LOGGER } from './tokens.js';
@@ -30,6 +30,8 @@ export class CorsService {
     if (core === undefined) {
       throw new CorsUsageError('CORS_NO_ENGINE', 'CorsService.explain(): no module importing CorsModule has routes, so there is no engine to ask.');
     }
+    // Loaded at the first call, as the standalone engine's explain() loads it.
+    const { explainRequest } = require('../diagnostics/explain.js') as typeof import('../diagnostics/explain.js');
     return explainRequest(core, request, options);
   }
 
