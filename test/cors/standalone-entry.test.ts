@@ -35,12 +35,12 @@ t.test('the standalone entry exports the engine and nothing of the module', asyn
   t.equal(engine.route.length, 3, 'route(methods, path, options?): no source argument');
 });
 
-t.test('an engine that serves loads explain(), the browser checks and cookie only when they are used', async (t) => {
+t.test('an engine that serves loads explain(), the browser checks, the shared router and cookie only when they are used', async (t) => {
   // A fresh process: this one has loaded them already.
   const probe = `
     const http = require('node:http');
     const { createCors, setCorsCookie } = require('@lib/cors/standalone');
-    const loaded = () => Object.keys(require.cache).filter((file) => /diagnostics|cookie/.test(file)).map((file) => file.replace(/^.*(diagnostics\\/|node_modules\\/cookie\\/)/, '$1'));
+    const loaded = () => Object.keys(require.cache).filter((file) => /diagnostics|shared-router|cookie/.test(file)).map((file) => file.replace(/^.*(diagnostics\\/|core\\/|node_modules\\/cookie\\/)/, '$1'));
     const cors = createCors({ origin: ['https://app.example.com'] }).route('GET', '/users/:id');
     const server = http.createServer((req, res) => cors.handle(req, res, () => res.end('ok')));
     server.listen(0, '127.0.0.1', async () => {

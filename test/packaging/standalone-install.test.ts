@@ -52,8 +52,9 @@ createCors({ origin: ['https://*.github.io', 'https://*.example.com'] }).route('
   );
   t.notMatch(warnings, /example\.com/, 'and not the one on a registrable domain');
 
-  // scripts/pack.js gives what loads late (explain(), debug mode's judging, both lazily required)
-  // files of their own: they must resolve from the installed package, and not load before use.
+  // scripts/pack.js gives what loads late (explain(), debug mode's judging, the router shared past
+  // 1,000 routes: each lazily required) files of their own: they must resolve from the installed
+  // package, and not load before use.
   writeFileSync(
     join(app, 'diagnostics.cjs'),
     `const { subscribe } = require('node:diagnostics_channel');
@@ -66,6 +67,9 @@ cors.setDebug(true);
 console.warn = (line) => verdicts.push(line.split(':')[0]);
 const res = { getHeader() {}, setHeader() {}, hasHeader: () => false, writeHead() {}, end() {} };
 cors.handle({ method: 'GET', url: '/users/7', headers: { origin: 'https://elsewhere.example' } }, res, () => {});
+const router = require('find-my-way')();
+for (let i = 0; i <= 1000; i++) router.on('GET', '/items/' + i, () => {});
+createCors().mirror(router);
 cors.explain({ method: 'GET', url: '/users/7', headers: { origin: 'https://app.example.com' } }).then((explanation) => {
   const late = Object.keys(require.cache).filter((file) => !atStart.has(file)).map((file) => file.replace(/^.*node_modules\\/@lib\\/cors\\//, ''));
   console.log(JSON.stringify({ late: late.sort(), verdicts, explained: explanation.reason }));
@@ -75,11 +79,11 @@ cors.explain({ method: 'GET', url: '/users/7', headers: { origin: 'https://app.e
   t.same(
     JSON.parse(scratch.run(process.execPath, ['diagnostics.cjs'])),
     {
-      late: ['dist/diagnostics/explain.js', 'dist/diagnostics/observed-decision.js', 'dist/shared/browser-checks.js'],
+      late: ['dist/core/shared-router.js', 'dist/diagnostics/explain.js', 'dist/diagnostics/observed-decision.js', 'dist/shared/browser-checks.js'],
       verdicts: ['CORS refused [origin-mismatch] GET /users/7 from https', 'refused origin-mismatch'],
       explained: 'allowed',
     },
-    'explain(), debug lines and the decision channel load from their own files, at their first use',
+    'explain(), debug lines, the decision channel and the shared router load from their own files, at their first use',
   );
 
   // The module entry needs the host, and says so by failing to resolve it, not by half-working:

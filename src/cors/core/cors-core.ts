@@ -6,7 +6,7 @@ import { mergeCorsOptions, normalisedOptions, sameOptions, type AnyCorsOptions, 
 import type { PathTable } from './path-table.js';
 import { checkOptionsObject, compilePolicy, compileUserOptions, type CorsPolicy, routePathPrefix } from './policy.js';
 import { RouteTree, type MirrorableRouter, type PathLookup, type PathMatching } from './route-tree.js';
-import { type FindingRouter, SHARED_ROUTER_ABOVE, SharedRouter } from './shared-router.js';
+import type { FindingRouter, SharedRouter } from './shared-router.js';
 
 /** How a route() registration is named in errors: `route GET,POST /users`. */
 export const routeLabel = (methods: readonly string[], path: string): string => `route ${methods.join(',')} ${path}`;
@@ -158,6 +158,7 @@ class Configuration {
     const { router, options } = registration;
     this.tree.adoptMatching(router, 'mirror()');
     if (this.tree.isEmpty && router.routes.length > SHARED_ROUTER_ABOVE) {
+      const { SharedRouter } = require('./shared-router.js') as typeof import('./shared-router.js');
       const shared = SharedRouter.share(router, this.#routeOptions(options, source, undefined).policy);
       if (shared !== undefined) {
         this.#shared.push({ registration, router: shared });
@@ -221,6 +222,13 @@ const pathPrefixOf = (route: Registration | undefined): string => (route === und
 
 /** A route of a mirror() copied into the tree, as errors name it. */
 const mirroredLabel = (methods: readonly string[], path: string): string => `mirror() of ${methods.join(',')} ${path}`;
+
+/**
+ * Up to this many routes the engine copies a mirrored router into its own tree, compiled
+ * (route-tree.ts): fewer instructions per request than the application's uncompiled router, for a
+ * few megabytes. Past it, the tree would not be compiled anyway, and the copy is what costs.
+ */
+export const SHARED_ROUTER_ABOVE = 1000;
 
 /**
  * Holds what the entry points share: options, routes, the sealed lookup. Not published: the entry

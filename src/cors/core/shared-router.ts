@@ -1,7 +1,8 @@
 /**
  * The application's own find-my-way router, asked for the engine's lookups instead of a second
  * tree of the same routes: at 100,000 routes a find-my-way tree holds about 2.3 KB a route, and a
- * copy of it would double the application's memory and start-up (bench --startup).
+ * copy of it would double the application's memory and start-up (bench --startup). Loaded by
+ * cors-core.ts at the first router that large: most applications never have one.
  */
 import { buildPathTable, type PathTable } from './path-table.js';
 import type { CorsPolicy } from './policy.js';
@@ -21,13 +22,6 @@ export interface FindingRouter extends MirrorableRouter {
 }
 
 type FoundRoute = { readonly handler: unknown; readonly store: unknown };
-
-/**
- * Up to this many routes the engine copies a mirrored router into its own tree, compiled
- * (route-tree.ts): fewer instructions per request than the application's uncompiled router, for a
- * few megabytes. Past it, the tree would not be compiled anyway, and the copy is what costs.
- */
-export const SHARED_ROUTER_ABOVE = 1000;
 
 /**
  * Tells two spellings of one route apart from two routes: find-my-way files `/a/:x` and `/a/:y`
