@@ -170,6 +170,12 @@ t.test("Vary: a handler's reply.header('Vary', ...) is merged with the engine's,
     app.get('/none', (_request, reply) => void reply.send('f'));
     app.get('/invalid', (_request, reply) => void reply.header('Vary', 'no;good').send('g'));
     app.get('/blank', (_request, reply) => void reply.header('Vary', ' ').send('h'));
+    // fastify sets a stream's headers one by one on the raw response, not in writeHead().
+    app.get('/stream', (_request, reply) => void reply.header('Vary', 'Accept').send(Readable.from(['i'])));
+    app.get('/raw', (_request, reply) => {
+      reply.raw.setHeader('Vary', 'Accept');
+      reply.send('j');
+    });
   });
   const vary = async (path: string, headers: RequestHeaders = { Origin: 'https://a.test' }) => (await send('GET', path, headers)).headers.vary;
   t.equal(await vary('/accept'), 'Origin, Accept');
@@ -182,6 +188,25 @@ t.test("Vary: a handler's reply.header('Vary', ...) is merged with the engine's,
   t.equal(await vary('/none'), 'Origin');
   t.equal(await vary('/invalid'), 'no;good', 'a Vary that is no list of names is left as the handler set it');
   t.equal(await vary('/blank'), 'Origin', "a blank one does not erase the engine's");
+  t.equal(await vary('/stream'), 'Origin, Accept', 'a stream keeps both');
+  t.equal(await vary('/raw'), 'Origin, Accept', 'so does a Vary set on the raw response');
+});
+
+t.test('the plugin adds no onSend hook to the routes it covers (fastify would bind it to each, and run it on every request)', async (t) => {
+  const onSendHooks = async (withPlugin: boolean) => {
+    const app = Fastify();
+    t.teardown(() => app.close());
+    if (withPlugin) await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+    app.get('/covered', async () => 'covered');
+    await app.ready();
+    return app
+      .printRoutes({ commonPrefix: false, includeHooks: true })
+      .split('\n')
+      .filter((line) => line.includes('(onSend)'))
+      .map((line) => line.slice(line.indexOf('•')));
+  };
+  // fastify's own HEAD route has one of fastify's.
+  t.same(await onSendHooks(true), await onSendHooks(false));
 });
 
 t.test("an unknown path stays fastify's 404, for OPTIONS and preflights too", async (t) => {

@@ -11,14 +11,17 @@
  * - an `OPTIONS *` route lets fastify deliver `OPTIONS` on a path that has no `OPTIONS` route of
  *   its own to that hook; when the engine hands such a request on (the path is not covered), it
  *   answers with fastify's own 404;
- * - on routes whose answers vary by origin, an `onSend` hook merges the engine's `Vary` into one
- *   a handler set with `reply.header()`, which fastify would otherwise write over it.
+ * - a request handed on with a `Vary` the engine set on the raw response (an answer that varies
+ *   by origin) has that response's `setHeader()` wrapped, to merge the engine's `Vary` into one a
+ *   handler set with `reply.header()`, which fastify would otherwise write over it.
  *
  * Register it with `await` before declaring the routes it should cover: fastify tells a plugin
  * only about the routes declared after it has loaded. A route of its context declared before,
  * or in a plugin registered before it, fails `ready()` (CORS_ROUTE_BEFORE_PLUGIN): it would get
  * no CORS at all.
  */
+import type { ServerResponse } from 'node:http';
+
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import vary from 'vary';
 
@@ -28,7 +31,7 @@ import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
 import type { PathTable } from '../core/path-table.js';
 import type { PathMatching } from '../core/route-tree.js';
-import { respond, type Next } from './node.js';
+import { respond } from './node.js';
 
 export * from './common-exports.js';
 
@@ -165,7 +168,6 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     lastGet = undefined;
     if (headOfLastGet) {
       route.config = getConfig;
-      addCorsVary(route);
       return;
     }
     const config = (route.config ?? {}) as RouteConfig;
@@ -183,7 +185,6 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     const declared = route.config;
     route.config = { ...config, [ROUTE]: entry } as RouteOptions['config'];
     if (methods.includes('GET') && !methods.includes('HEAD')) lastGet = { url: route.url, declared, config: route.config };
-    addCorsVary(route);
     covered++;
     // A `'/'` route of a prefixed plugin comes here as `prefix` (routePath ''); fastify may add
     // its twin `prefix + '/'` next (not for a route declared as '' itself: hence the check later).
@@ -191,15 +192,6 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       twins.push({ methods, path: `${route.prefix}/`, options: routeOptions });
     }
   });
-
-  /**
-   * A policy that varies by origin has a Vary of the engine's on actual responses to keep; any
-   * route's policy may come to vary by a reconfigure(), and a route's hooks are fixed once declared.
-   */
-  function addCorsVary(route: RegisteredRoute): void {
-    const onSend = hooksOf(route.onSend);
-    if (!onSend.includes(corsVary)) route.onSend = [...onSend, corsVary];
-  }
 
   fastify.addHook('onReady', async function coverAndSeal(this: FastifyInstance) {
     refuseRoutesDeclaredBefore();
@@ -229,7 +221,10 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       }
       // An actual request on a covered route: the headers are set synchronously, or once an
       // async origin function has answered; either way next() is called.
-      respond(core, table, request, reply.raw, next as Next);
+      respond(core, table, request, reply.raw, (error?: unknown) => {
+        keepEngineVary(reply.raw);
+        next(error as Error | undefined);
+      });
       return;
     }
     const optionsTable = core.lookup(request.raw.url ?? '/');
@@ -237,6 +232,8 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     let handedOn = false;
     respond(core, optionsTable, request, reply.raw, (error?: unknown) => {
       handedOn = true;
+      // Handed on to the application's own OPTIONS route, which fastify answers.
+      keepEngineVary(reply.raw);
       next(error as Error | undefined);
     });
     // The engine answered itself (a preflight, a plain OPTIONS): fastify must not send again.
@@ -246,24 +243,6 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   }
   if (libCorsOnRequest.name !== hookName) Object.defineProperty(libCorsOnRequest, 'name', { value: hookName });
   fastify.addHook('onRequest', libCorsOnRequest);
-
-  function corsVary(_request: FastifyRequest, reply: FastifyReply, payload: unknown, next: (error: null, payload: unknown) => void): void {
-    // fastify writes its own headers with writeHead(), which replaces a Vary the engine set
-    // with setHeader(): keep the engine's fields, then the handler's (the contract's rule A).
-    const engineVary = reply.raw.getHeader('vary');
-    if (engineVary !== undefined) {
-      const own = reply.getHeader('vary');
-      if (own !== undefined && own !== engineVary) {
-        const fields = String(own).trim();
-        try {
-          reply.header('vary', fields === '' ? engineVary : vary.append(String(engineVary), fields));
-        } catch {
-          // A Vary that is no list of header names: left as the handler set it.
-        }
-      }
-    }
-    next(null, payload);
-  }
 
   /** Covers the twins fastify has now; at the end (`last`), drops those it never added. */
   function coverTwins(instance: FastifyInstance, last: boolean): void {
@@ -395,16 +374,39 @@ function printedRoutes(fastify: FastifyInstance, withHooks: boolean): Map<string
   return routes;
 }
 
+/**
+ * fastify writes a reply's headers over those set on the raw response (`setHeader()` each, by
+ * `writeHead()` or for a stream), so a `Vary` a handler set with `reply.header()` would replace
+ * the engine's: merged instead, the engine's fields first, then the handler's (the contract's rule
+ * A; node-writer.ts's guard keeps the fields, this keeps the plugin's order, the engine's first).
+ * Wrapped per request, only once the engine has set a Vary: an `onSend` hook did the same for
+ * every route, bound to each one (about 110 bytes a route) and run on each of its requests.
+ */
+function keepEngineVary(raw: ServerResponse): void {
+  const engineVary = raw.getHeader('vary');
+  if (engineVary === undefined) return;
+  const setHeader = raw.setHeader;
+  raw.setHeader = function setHeaderKeepingVary(this: ServerResponse, name: string, value: number | string | readonly string[]) {
+    return setHeader.call(this, name, typeof name === 'string' && name.toLowerCase() === 'vary' ? withEngineVary(String(engineVary), value) : value);
+  };
+}
+
+function withEngineVary(engineVary: string, own: number | string | readonly string[]): number | string | readonly string[] {
+  if (own === engineVary) return own;
+  const fields = String(own).trim();
+  try {
+    return fields === '' ? engineVary : vary.append(engineVary, fields);
+  } catch {
+    // A Vary that is no list of header names: left as the handler set it.
+    return own;
+  }
+}
+
 /** Flat [name, value, ...] pairs as an object. */
 function headersOf(pairs: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (let i = 0; i < pairs.length; i += 2) headers[pairs[i]!] = pairs[i + 1]!;
   return headers;
-}
-
-/** A route's hooks of one kind as a list (fastify takes one function or a list). */
-function hooksOf<Hook>(hooks: Hook | Hook[] | undefined): Hook[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** The path matching of fastify's router, for the engine's table to match as fastify does. */
