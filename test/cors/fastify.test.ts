@@ -192,6 +192,20 @@ t.test("Vary: a handler's reply.header('Vary', ...) is merged with the engine's,
   t.equal(await vary('/raw'), 'Origin, Accept', 'so does a Vary set on the raw response');
 });
 
+t.test('routes of different constant policies each get their own headers, request after request', async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: 'https://a.test' });
+    app.get('/fixed', async () => 'fixed');
+    app.get('/any', { config: { cors: { origin: '*' } } }, async () => 'any');
+    app.post('/fixed', async () => 'posted');
+  });
+  for (const round of [1, 2]) {
+    t.equal((await send('GET', '/fixed', { Origin: 'https://a.test' })).headers['access-control-allow-origin'], 'https://a.test', `round ${round}`);
+    t.equal((await send('GET', '/any', { Origin: 'https://a.test' })).headers['access-control-allow-origin'], '*', `round ${round}`);
+    t.equal((await send('POST', '/fixed', { Origin: 'https://a.test' })).headers['access-control-allow-origin'], 'https://a.test', `round ${round}`);
+  }
+});
+
 t.test('the plugin adds no onSend hook to the routes it covers (fastify would bind it to each, and run it on every request)', async (t) => {
   const onSendHooks = async (withPlugin: boolean) => {
     const app = Fastify();

@@ -29,7 +29,6 @@ import { controlsOf, CorsCore, routeLabel, type CorsControls, type TableRef } fr
 import { decisionsObserved } from '../diagnostics/channels.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
-import type { PathTable } from '../core/path-table.js';
 import type { PathMatching } from '../core/route-tree.js';
 import { respond } from './node.js';
 
@@ -66,21 +65,29 @@ declare module 'fastify' {
  * than that gets a property array of its own (about 60 bytes a route, GET and HEAD each).
  */
 const ROUTE = Symbol('@lib/cors/fastify route');
-/** A covered route. */
-interface CoveredRoute {
-  /** Its table (reconfigure() replaces it). */
-  readonly ref: TableRef;
-  /**
-   * Its actual-response headers when its policy is constant (rule A: the same for every request,
-   * whatever its origin), as an object for `reply.headers()`, with the table they were made from:
-   * made again at the first request after a reconfigure().
-   */
-  constantTable: PathTable | undefined;
-  constantHeaders: Record<string, string>;
-}
 const LEFT_OUT = 'left out';
 const CATCH_ALL = 'catch-all';
-type RouteEntry = CoveredRoute | typeof LEFT_OUT | typeof CATCH_ALL;
+/** A covered route's entry is the engine's reference to its table (reconfigure() replaces the table). */
+type RouteEntry = TableRef | typeof LEFT_OUT | typeof CATCH_ALL;
+
+/**
+ * The actual-response headers of a constant policy (rule A: the same for every request, whatever
+ * its origin) as an object for `reply.headers()`, by the answer list they are made from, which
+ * paths of one policy and method list share: a few objects, not one a route.
+ */
+const constantHeaders = new WeakMap<readonly string[], Record<string, string>>();
+
+/** One method of a route, as a list: one list per method, shared by every route of it. */
+const methodLists = new Map<string, readonly string[]>();
+function methodList(method: string): readonly string[] {
+  let list = methodLists.get(method);
+  if (list === undefined) {
+    list = Object.freeze([method]);
+    // Bounded: fastify accepts only the methods it knows.
+    methodLists.set(method, list);
+  }
+  return list;
+}
 
 /** fastify's options for `register()` itself, which reach the plugin with its own (`logLevel` is used: see below). */
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
@@ -119,7 +126,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
    * `prefix` without telling onRoute. Covered as soon as fastify has them (before the next route,
    * so a HEAD twin comes after its GET), or at onReady.
    */
-  let twins: { methods: string[]; path: string; options: CorsOptions<FastifyRequest> | undefined }[] = [];
+  let twins: { methods: readonly string[]; path: string; options: CorsOptions<FastifyRequest> | undefined }[] = [];
   /**
    * Routes declared before the plugin, named once each when a request reaches them: where
    * coverAndSeal could not find them (fastify's route listing unreadable).
@@ -179,11 +186,10 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       return;
     }
     const routeOptions = own === undefined || own === true ? undefined : (own as CorsOptions<FastifyRequest>);
-    const methods = Array.isArray(route.method) ? [...route.method] : [route.method as string];
+    const methods = Array.isArray(route.method) ? [...route.method] : methodList(route.method as string);
     const ref = core.route(methods, route.url, routeOptions, routeLabel);
-    const entry: CoveredRoute = { ref, constantTable: undefined, constantHeaders: {} };
     const declared = route.config;
-    route.config = { ...config, [ROUTE]: entry } as RouteOptions['config'];
+    route.config = { ...config, [ROUTE]: ref } as RouteOptions['config'];
     if (methods.includes('GET') && !methods.includes('HEAD')) lastGet = { url: route.url, declared, config: route.config };
     covered++;
     // A `'/'` route of a prefixed plugin comes here as `prefix` (routePath ''); fastify may add
@@ -200,6 +206,10 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     if (covered > 0) core.seal();
   });
 
+  /** The constant headers given last, and their answer list: most applications have one such list. */
+  let lastAnswer: readonly string[] | undefined;
+  let lastHeaders: Record<string, string> = {};
+
   function libCorsOnRequest(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction): void {
     const route = request.routeOptions;
     const config = route.config as unknown as RouteConfig | undefined;
@@ -207,16 +217,22 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     if (entry === undefined && route.url !== undefined) warnUnseen(route.method, route.url);
     if (entry === LEFT_OUT || covered === 0) return next();
     if (typeof entry === 'object' && request.raw.method !== 'OPTIONS') {
-      const table = entry.ref.table;
+      const table = entry.table;
       // Observed (debug, a channel subscriber), every request goes through the engine, which reports it.
       if (!table.varyOnOrigin && !decisionsObserved(core)) {
-        if (entry.constantTable !== table) {
-          entry.constantHeaders = headersOf(table.actualAnswer);
-          entry.constantTable = table;
+        const answer = table.actualAnswer;
+        if (answer !== lastAnswer) {
+          let headers = constantHeaders.get(answer);
+          if (headers === undefined) {
+            headers = headersOf(answer);
+            constantHeaders.set(answer, headers);
+          }
+          lastHeaders = headers;
+          lastAnswer = answer;
         }
         // Given to fastify's own headers, they go out in its one writeHead(): a header set on
         // the raw response makes node:http set every other one of the answer one by one.
-        reply.headers(entry.constantHeaders);
+        reply.headers(lastHeaders);
         return next();
       }
       // An actual request on a covered route: the headers are set synchronously, or once an
