@@ -25,7 +25,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import vary from 'vary';
 
-import { controlsOf, CorsCore, routeLabel, type CorsControls, type TableRef } from '../core/cors-core.js';
+import { controlsOf, CorsCore, oneMethodList, routeLabel, type CorsControls, type TableRef } from '../core/cors-core.js';
 import { decisionsObserved } from '../diagnostics/channels.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
@@ -76,18 +76,6 @@ type RouteEntry = TableRef | typeof LEFT_OUT | typeof CATCH_ALL;
  * paths of one policy and method list share: a few objects, not one a route.
  */
 const constantHeaders = new WeakMap<readonly string[], Record<string, string>>();
-
-/** One method of a route, as a list: one list per method, shared by every route of it. */
-const methodLists = new Map<string, readonly string[]>();
-function methodList(method: string): readonly string[] {
-  let list = methodLists.get(method);
-  if (list === undefined) {
-    list = Object.freeze([method]);
-    // Bounded: fastify accepts only the methods it knows.
-    methodLists.set(method, list);
-  }
-  return list;
-}
 
 /** fastify's options for `register()` itself, which reach the plugin with its own (`logLevel` is used: see below). */
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
@@ -186,7 +174,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       return;
     }
     const routeOptions = own === undefined || own === true ? undefined : (own as CorsOptions<FastifyRequest>);
-    const methods = Array.isArray(route.method) ? [...route.method] : methodList(route.method as string);
+    const methods = Array.isArray(route.method) ? [...route.method] : oneMethodList(route.method as string);
     const ref = core.route(methods, route.url, routeOptions, routeLabel);
     const declared = route.config;
     route.config = { ...config, [ROUTE]: ref } as RouteOptions['config'];

@@ -60,19 +60,6 @@ export function methodSet(methods: readonly string[]): ReadonlySet<string> {
   return set;
 }
 
-/** One-method lists, one array per method: a registration keeps its list, and 100,000 `GET` routes share one. */
-const ONE_METHOD = new Map<string, readonly string[]>();
-
-/** The list of `method` alone, shared with every registration of that one method. */
-export function oneMethod(method: string): readonly string[] {
-  let list = ONE_METHOD.get(method);
-  if (list === undefined) {
-    list = [method];
-    ONE_METHOD.set(method, list);
-  }
-  return list;
-}
-
 /**
  * Every route whose path matches `pathname`, in the order the framework tries them; matched by
  * the framework's own code (its compiled patterns, case and trailing-slash settings, mounts).

@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
-import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
+import { controlsOf, CorsCore, oneMethodList, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
@@ -15,7 +15,6 @@ import {
   type MaybeMarked,
   markRoute,
   methodSet,
-  oneMethod,
   ROUTE_OPTIONS,
   RoutesReadOnce,
   routingMethod,
@@ -245,7 +244,7 @@ function registerLayer(core: CorsCore, layer: KoaLayer, pattern: RegExp): TableR
   // @koa/router lists HEAD before GET; the tables add HEAD after GET themselves.
   const methods = layer.methods.includes('GET') ? layer.methods.filter((method) => method !== 'HEAD') : layer.methods;
   for (const method of methods) {
-    ref = core.routeMatchedElsewhere(pattern, oneMethod(method), layer.path, marker?.[ROUTE_OPTIONS], koaRouteLabel);
+    ref = core.routeMatchedElsewhere(pattern, oneMethodList(method), layer.path, marker?.[ROUTE_OPTIONS], koaRouteLabel);
   }
   return ref!;
 }

@@ -17,7 +17,7 @@ import { restModule, type RestInitContext, type RouteInfo, type RouteStep } from
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { CorsCore, type TableRef } from '../core/cors-core.js';
+import { CorsCore, oneMethodList, type TableRef } from '../core/cors-core.js';
 import { labelText, type RouteLabel } from '../core/errors.js';
 import type { PathLookup } from '../core/route-tree.js';
 import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
@@ -115,7 +115,7 @@ class CorsInitHook implements InitHook<RestInitContext> {
         optionsSource = this.application.routeOptions(baseOptions, layer, finish);
         if (layer === undefined) shared.set(finish, optionsSource);
       }
-      tables.set(route, core.routeMatchedElsewhere(findMyWayKey, methodList(route.method), route.path, optionsSource, source));
+      tables.set(route, core.routeMatchedElsewhere(findMyWayKey, oneMethodList(route.method), route.path, optionsSource, source));
       if (!methods.includes(route.method)) methods.push(route.method);
       paths.add(route.path);
       if (route.method === 'OPTIONS') explicitOptions.add(route.path);
@@ -142,17 +142,6 @@ const PARAMETER_NAME = /:[^/:(.-]+/g;
 
 /** A path keyed as find-my-way files it, so that '/a/:x' and '/a/:y' are one path, with one table. */
 const findMyWayKey = (path: string): string => (path.includes(':') ? path.replace(PARAMETER_NAME, ':') : path);
-
-/** One frozen list per method: a route registers one method, and 100,000 routes need no array each. */
-const METHOD_LISTS = new Map<string, readonly string[]>();
-function methodList(method: string): readonly string[] {
-  let list = METHOD_LISTS.get(method);
-  if (list === undefined) {
-    list = Object.freeze([method]);
-    METHOD_LISTS.set(method, list);
-  }
-  return list;
-}
 
 /**
  * The engine's lookup through the host's router: the route the request's method runs, else (a
