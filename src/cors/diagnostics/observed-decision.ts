@@ -4,10 +4,9 @@
  * checks it needs, so that an engine nobody watches never loads them.
  */
 import type { Answer } from '../core/answer.js';
-import { decisionChannel } from '../core/channels.js';
+import { type CorsDecisionMessage, decisionChannel } from '../core/channels.js';
 import type { CorsCore } from '../core/cors-core.js';
 import type { Decision } from '../core/decision.js';
-import type { CorsDecisionMessage } from './channels.js';
 import { explainDecision, type ExplainRequest } from './explain.js';
 import { logRefusal } from './refusals.js';
 

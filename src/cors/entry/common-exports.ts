@@ -14,4 +14,4 @@ export {
 export { CorsOptions, type CorsLogger, type OriginCacheOptions, type OriginFunction, type OriginListEntry, type OriginOption } from '../core/options.js';
 export type { CorsControls } from '../core/cors-core.js';
 export { CONFIG_CHANNEL, DECISION_CHANNEL, type CorsConfigMessage } from '../core/channels.js';
-export type { CorsDecisionMessage } from '../diagnostics/channels.js';
+export type { CorsDecisionMessage } from '../core/channels.js';
