@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import t from 'tap';
 
-import { appWithTarballs } from '../helpers/packing.js';
+import { appWithTarballs, REPOSITORY } from '../helpers/packing.js';
 
 t.test('the standalone engine installs and runs from its tarball alone', { timeout: 180_000 }, async (t) => {
   const scratch = appWithTarballs('cors-standalone-app', ['cors']);
@@ -35,6 +35,53 @@ server.listen(0, '127.0.0.1', async () => {
   );
   const output = scratch.run(process.execPath, ['server.js']);
   t.same(JSON.parse(output), { status: 204, origin: 'https://app.example.com', methods: 'PUT, OPTIONS' });
+
+  // The declarations ship bundled (scripts/pack.js, rollup-plugin-dts): each entry's types check
+  // from import and from require(), strict and with skipLibCheck off, with none of the optional
+  // peers installed, and they are the real types (the @ts-expect-error lines fail under `any`).
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['node'],
+        typeRoots: [join(REPOSITORY, 'node_modules/@types')],
+      },
+      files: ['types.mts', 'types.cts'],
+    }),
+  );
+  const usesEveryEntry = (from: (entry: string) => string) => `${from('standalone')}
+${from('fetch')}
+${from('express')}
+${from('koa')}
+${from('hono')}
+const options: standalone.CorsOptions = { origin: ['https://app.example.com'], allowCredentials: true };
+const engine = standalone.createCors(options).route('GET', '/users/:id');
+engine.setDebug(false);
+const problem: standalone.CorsOptionsError | undefined = undefined;
+const answer: Promise<Response> = fetch.createCors({ origin: ['https://app.example.com'] }).route('GET', '/').handle(new Request('https://api.example.com/'), () => new Response('app'));
+void [problem, answer, express.createCors, koa.createCors, hono.createCors];
+// @ts-expect-error: origin is not a number
+standalone.createCors({ origin: 42 });
+// @ts-expect-error: no such option
+fetch.createCors({ origins: ['https://app.example.com'] });
+`;
+  writeFileSync(
+    join(app, 'types.mts'),
+    usesEveryEntry((entry) => `import * as ${entry} from '@lib/cors/${entry}';`),
+  );
+  writeFileSync(
+    join(app, 'types.cts'),
+    usesEveryEntry((entry) => `import ${entry} = require('@lib/cors/${entry}');`),
+  );
+  t.doesNotThrow(
+    () => scratch.run(process.execPath, [join(REPOSITORY, 'node_modules/typescript/bin/tsc'), '-p', '.']),
+    'every entry but fastify (whose users have fastify) type-checks from import and require()',
+  );
 
   // The Public Suffix List ships compressed (scripts/pack.js): the warning must still come from it.
   writeFileSync(
