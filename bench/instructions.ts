@@ -317,8 +317,11 @@ const ADAPTER_WIRING: Record<string, string> = {
 
 /** Our adapters against their frameworks' own CORS: the same framework, routes and policy in each pair. */
 function adapterReport(counts: Map<string, Map<string, Count | string>>): string[] {
+  const counted = adapterPairs.filter((pair) => pair.every((server) => counts.has(server.name)));
+  // A partial run (BENCH_SERVERS) may hold no whole pair: then no heading either.
+  if (counted.length === 0) return [];
   const lines = ["### The adapters against their frameworks' own CORS", ''];
-  for (const [framework, adapter] of adapterPairs.filter((pair) => pair.every((server) => counts.has(server.name)))) {
+  for (const [framework, adapter] of counted) {
     lines.push(
       `"${adapter.name}" is ${ADAPTER_WIRING[adapter.name]}, in place of "${framework.name}"; the framework, routes and policy are the same.`,
       '',
