@@ -18,6 +18,15 @@ const EXPRESSES = { 'Express 4': express4, 'Express 5': express5 } as const;
 
 type ExpressModule = typeof express5;
 
+/** A route pattern that counts its runs. */
+class CountedPattern extends RegExp {
+  runs = 0;
+  override exec(path: string): RegExpExecArray | null {
+    this.runs += 1;
+    return super.exec(path);
+  }
+}
+
 async function listen(t: Test, app: ReturnType<ExpressModule>): Promise<TestServer> {
   const server = await serve(app as never);
   t.teardown(server.close);
@@ -163,6 +172,87 @@ for (const [version, express] of Object.entries(EXPRESSES) as [string, ExpressMo
     t.equal((await server.send('GET', '/set', { Origin: 'https://a.test' })).headers.vary, 'Origin, Accept');
     t.equal((await server.send('GET', '/vary', { Origin: 'https://a.test' })).headers.vary, 'Origin, Accept');
     t.equal((await server.send('GET', '/write-head', { Origin: 'https://a.test' })).headers.vary, 'Origin, Accept-Encoding');
+  });
+
+  t.test(`${version}: a request's route patterns run once: the router takes the matches the policy was found with`, async (t) => {
+    // At 100,000 routes a pass over the patterns costs seconds on a first request, and a second
+    // pass compiles each pattern again; the walk for the policy and the router made two.
+    const app = express();
+    app.use(createExpressCors({ origin: ['https://a.test'] }, { logger: quiet }));
+    const pattern = new CountedPattern('^/counted/(\\d+)$');
+    const api = express.Router();
+    const mountedPattern = new CountedPattern('^/inner/(\\d+)$');
+    api.get(mountedPattern, (req, res) => {
+      res.setHeader('X-Route', `inner ${req.params[0]}`);
+      res.end();
+    });
+    app.use('/api', api);
+    app.get(pattern, (req, res) => {
+      res.setHeader('X-Route', `counted ${req.params[0]}`);
+      res.end();
+    });
+    const server = await listen(t, app);
+    for (const [path, route, counted] of [
+      ['/counted/1', 'counted 1', pattern],
+      ['/counted/1', 'counted 1', pattern],
+      ['/counted/2', 'counted 2', pattern],
+      ['/api/inner/3', 'inner 3', mountedPattern],
+      ['/api/inner/3', 'inner 3', mountedPattern],
+    ] as const) {
+      const before = counted.runs;
+      const answer = await server.send('GET', path, { Origin: 'https://a.test' });
+      t.equal(answer.headers['x-route'], route);
+      t.equal(answer.headers['access-control-allow-origin'], 'https://a.test');
+      t.equal(counted.runs - before, 1, `GET ${path}: the pattern ran once`);
+    }
+  });
+
+  t.test(`${version}: the matches handed to the router are those of the request's own path, once`, async (t) => {
+    const app = express();
+    app.use(createExpressCors({ origin: ['https://a.test'] }, { logger: quiet }));
+    // Rewrites the path after the policy was found: the router must match the new path itself.
+    app.use((req, _res, next) => {
+      if (req.url.startsWith('/moved/')) req.url = req.url.replace('/moved/', '/items/');
+      next();
+    });
+    const shared = express.Router();
+    // The same router mounted twice: its route matches twice in one request, and the second
+    // match is a match of its own, whatever the first handler did to its parameters.
+    shared.get('/x/:id', (req, res, next) => {
+      const seen = (res.getHeader('X-Seen') as string | undefined) ?? '';
+      res.setHeader('X-Seen', `${seen}${req.params.id};`);
+      req.params.id = 'changed';
+      if (seen === '') next();
+      else res.end();
+    });
+    app.use('/twice', shared);
+    app.use('/twice', shared);
+    app.get('/items/:id', (req, res) => {
+      res.setHeader('X-Route', `item ${req.params.id}`);
+      res.end();
+    });
+    // Never reached by the router (the route before it answers), but walked for the policy.
+    const unreached = new CountedPattern('^/items/(\\d+)$');
+    app.get(unreached, (_req, res) => res.end());
+    app.get('/moved/:id', (_req, res) => {
+      res.setHeader('X-Route', 'moved');
+      res.end();
+    });
+    const server = await listen(t, app);
+    for (const id of ['1', '2']) {
+      const moved = await server.send('GET', `/moved/${id}`, { Origin: 'https://a.test' });
+      t.equal(moved.headers['x-route'], `item ${id}`, `GET /moved/${id}: the router matched the rewritten path`);
+      const twice = await server.send('GET', `/twice/x/${id}`, { Origin: 'https://a.test' });
+      t.equal(twice.headers['x-seen'], `${id};${id};`, `GET /twice/x/${id}: each match has its own parameters`);
+    }
+    await server.send('GET', '/items/3', { Origin: 'https://a.test' });
+    // Once the request is answered, nothing is left handed over: the layer's match() runs its pattern.
+    type Layer = { match(path: string): unknown; rawPath?: unknown; regexp?: unknown };
+    const { stack } = ((app as { _router?: unknown; router?: unknown })._router ?? app.router) as { stack: Layer[] };
+    const layer = stack.find((each) => each.rawPath === unreached || each.regexp === unreached)!;
+    const before = unreached.runs;
+    t.ok(layer.match('/items/3'), 'the layer after the route that answered matches /items/3');
+    t.equal(unreached.runs - before, 1, 'its match() ran the pattern');
   });
 
   t.test(`${version}: a route declared after the routes were read throws where it is declared`, async (t) => {

@@ -45,15 +45,18 @@ interface ExpressLayer {
   readonly handle: MaybeMarked<IncomingMessage> & { readonly stack?: unknown };
   readonly name: string;
   readonly route?: ExpressRoute;
-  /** Express 4: a boolean, the matched part then in `path`; Express 5: the match or `false`. */
-  match(path: string): boolean | { readonly path: string } | false;
-  readonly path?: string;
+  /** Express 4: a boolean, the matched part then in `path` and the parameters in `params`; Express 5: the match or `false`. */
+  match(path: string): LayerMatch;
+  path?: string | undefined;
+  params?: unknown;
   /** Express 5 keeps the declared path; Express 4 only its compiled RegExp. */
   readonly rawPath?: unknown;
   readonly regexp?: RegExp;
   /** A route's own layers carry their method (lower case). */
   readonly method?: string;
 }
+
+type LayerMatch = boolean | { readonly path: string };
 
 interface ExpressRoute {
   readonly path: unknown;
@@ -84,18 +87,21 @@ export interface ExpressCors extends CorsControls<CorsOptions<IncomingMessage>>,
  */
 export function createCors(options?: CorsOptions<IncomingMessage>, settings: ExpressCorsSettings = {}): ExpressCors {
   const core = new CorsCore(options, { ...settings, source: settings.source ?? 'createCors() of @lib/cors/express' });
-  const routesOnce = new RoutesReadOnce(core, mirrorExpress);
+  const routesOnce = new RoutesReadOnce(core, (_core, app) => mirrorExpress(core, app, middleware));
 
   const middleware = function expressCors(req: IncomingMessage, res: ServerResponse, next: Next): void {
-    const routes = routesOnce.current ?? routesOnce.read((req as { app?: unknown }).app);
+    const { routes, walked } = routesOnce.current ?? routesOnce.read((req as { app?: unknown }).app);
     // Mounted (app.use('/api', cors), or inside a mounted router), Express has cut the prefix off
     // req.url; the routes are matched from the application's top, on the whole path.
     const mounted = (req as { baseUrl?: string }).baseUrl;
     const url = mounted === undefined || mounted === '' ? (req.url ?? '/') : ((req as { originalUrl?: string }).originalUrl ?? '/');
     const method = routingMethod(req.method, req, readNodeHeader);
     const table = routes.tableFor(pathnameOf(url), method);
-    if (table === undefined) return next();
-    respond(core, table, req, res, next);
+    // When this request walked the routes, the router takes the walk's matches as it goes on.
+    const matches = walked.take();
+    const goOn = matches === undefined ? next : (error?: unknown) => nextTakingMatches(matches, next, error);
+    if (table === undefined) return goOn();
+    respond(core, table, req, res, goOn);
   } as ExpressCors;
   middleware.route = (routeOptions) => markRoute((_req: IncomingMessage, _res: ServerResponse, next: Next) => next(), routeOptions);
   Object.assign(middleware, controlsOf<CorsOptions<IncomingMessage>>(core));
@@ -106,8 +112,14 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
   return middleware;
 }
 
+/** The routes of an application, and the matches of the walk a request last ran, for its router to take. */
+interface ExpressRoutes {
+  readonly routes: FrameworkRoutes;
+  readonly walked: WalkedMatches;
+}
+
 /** Every route of `app`, its tables built, and the walk that finds a path's routes as Express does. */
-function mirrorExpress(core: CorsCore, instance: unknown): FrameworkRoutes {
+function mirrorExpress(core: CorsCore, instance: unknown, self: ExpressMiddleware): ExpressRoutes {
   const app = instance as ExpressApp | null | undefined;
   const router = app?._router ?? app?.router;
   if (router === undefined || !Array.isArray(router.stack)) {
@@ -117,13 +129,21 @@ function mirrorExpress(core: CorsCore, instance: unknown): FrameworkRoutes {
   const entries = new Map<ExpressRoute, FrameworkRoute>();
   const routers: ExpressRouter[] = [];
   collect(core, router, '', entries, routers);
-  for (const seen of routers) refuseLateRoutes(core, seen);
+  for (const seen of routers) {
+    refuseLateRoutes(core, seen);
+    const first = seen.stack[0];
+    if (first !== undefined) takeWalkedMatchesIn(Object.getPrototypeOf(first) as ExpressLayer);
+  }
   const express4 = router.stack.length > 0 && typeof (router.stack[0] as { handle_request?: unknown }).handle_request === 'function';
-  return new FrameworkRoutes((pathname) => {
+  const walked = new WalkedMatches();
+  const routes = new FrameworkRoutes((pathname) => {
     const found: FrameworkRoute[] = [];
-    walk(router.stack, pathname, entries, found, express4, core);
+    const matches: StackMatches[] = [];
+    walk({ entries, found, matches, express4, core, self }, router.stack, pathname);
+    walked.keep(matches);
     return found;
   });
+  return { routes, walked };
 }
 
 /** Registers the routes of `router` (mounted at `prefix`, for names in errors), depth first, in Express's order. */
@@ -169,49 +189,182 @@ function registerRoute(core: CorsCore, route: ExpressRoute, key: string, path: s
   return { methods: every ? undefined : methodSet(methods), ref: ref! };
 }
 
+/** What a walk reads and writes as it goes down the stacks. */
+interface Walk {
+  readonly entries: Map<ExpressRoute, FrameworkRoute>;
+  /** The routes matching the path, in Express's order. */
+  readonly found: FrameworkRoute[];
+  /** Each stack's matches, for the router to take. */
+  readonly matches: StackMatches[];
+  readonly express4: boolean;
+  readonly core: CorsCore;
+  /** The middleware's own function, whose layer the router goes on from. */
+  readonly self: ExpressMiddleware;
+}
+
 /**
  * Appends the routes matching `path` under `stack`, in order, matched as Express's router
  * matches them (router/index.js: each layer's own match(), a mount's prefix cut off at a path
- * separator). Returns `false` where Express would stop routing: a path it cannot decode.
+ * separator), and keeps what each layer's match() returned. Returns `false` where Express would
+ * stop routing: a path it cannot decode.
  */
-function walk(
-  stack: readonly ExpressLayer[],
-  path: string,
-  entries: Map<ExpressRoute, FrameworkRoute>,
-  found: FrameworkRoute[],
-  express4: boolean,
-  core: CorsCore,
-): boolean {
-  for (const layer of stack) {
-    let matched: string | undefined;
+function walk(state: Walk, stack: readonly ExpressLayer[], path: string): boolean {
+  const matches = new StackMatches(stack, path, state.express4);
+  state.matches.push(matches);
+  for (let index = 0; index < stack.length; index++) {
+    const layer = stack[index]!;
+    let match: LayerMatch;
     try {
-      const match = layer.match(path);
-      matched = match === true ? layer.path : match === false ? undefined : match.path;
+      match = layer.match(path);
     } catch {
       // Express then skips every later route and answers with an error: no policy applies.
       return false;
     }
-    if (matched === undefined) continue;
+    matches.add(index, layer, match);
+    if (match === false) continue;
     const route = layer.route;
     if (route !== undefined) {
-      const entry = entries.get(route);
+      const entry = state.entries.get(route);
       if (entry === undefined) {
         // A route added in a way the late-route check does not see: covered by nothing, never by
         // another route's policy.
-        faultReporter(core.logger)(`${core.source}: a route matching ${path} was added after the routes were read; it gets no CORS headers`);
+        faultReporter(state.core.logger)(`${state.core.source}: a route matching ${path} was added after the routes were read; it gets no CORS headers`);
         return false;
       }
-      found.push(entry);
+      state.found.push(entry);
+      continue;
+    }
+    if (layer.handle === state.self) {
+      // The router goes on from the next layer once the middleware calls next().
+      matches.resumeAfter(index);
       continue;
     }
     const inner = layer.handle as unknown as Partial<ExpressRouter>;
     if (!Array.isArray(inner.stack)) continue;
+    const matched = (match === true ? layer.path : match.path) ?? '';
     const next = path[matched.length];
-    if (next !== undefined && next !== '/' && !(express4 && next === '.')) continue;
+    if (next !== undefined && next !== '/' && !(state.express4 && next === '.')) continue;
     const rest = path.slice(matched.length);
-    if (!walk(inner.stack, rest.startsWith('/') ? rest : `/${rest}`, entries, found, express4, core)) return false;
+    if (!walk(state, inner.stack, rest.startsWith('/') ? rest : `/${rest}`)) return false;
   }
   return true;
+}
+
+/**
+ * What one walk's match() calls returned on one stack and path. The router runs the same
+ * layers' match() on the same path once the middleware calls next(): at 100,000 routes a pass over
+ * their patterns costs seconds on a first request, and a second pass compiles each pattern again,
+ * to machine code (V8 compiles a RegExp at its first run and again at its second). So the router
+ * takes these results instead, each once and in order, from the layer it goes on from: the one
+ * after the middleware's own in the middleware's stack, the first in a router entered later. A
+ * router hands back to its parent in a later tick (setImmediate), so the stacks holding the
+ * middleware's router (app.use('/api', router) with the middleware inside) match as they always do.
+ */
+class StackMatches {
+  readonly stack: readonly ExpressLayer[];
+  readonly path: string;
+  readonly #express4: boolean;
+  /** The layer whose match() the router is expected to run next. */
+  #next = 0;
+  /** How many layers, from the first, the walk ran match() on. */
+  #walked = 0;
+  /** The indices of the layers that matched, ascending, and what their match() returned (Express 4: the path and params it left on the layer). */
+  readonly #matchedAt: number[] = [];
+  readonly #results: unknown[] = [];
+  readonly #params: unknown[] = [];
+  #taken = 0;
+
+  constructor(stack: readonly ExpressLayer[], path: string, express4: boolean) {
+    this.stack = stack;
+    this.path = path;
+    this.#express4 = express4;
+  }
+
+  /** The router goes on after the layer at `index`, the last walked so far: the layers up to it ran already. */
+  resumeAfter(index: number): void {
+    this.#next = index + 1;
+    this.#taken = this.#matchedAt.length;
+  }
+
+  add(index: number, layer: ExpressLayer, match: LayerMatch): void {
+    this.#walked = index + 1;
+    if (match === false) return;
+    this.#matchedAt.push(index);
+    if (this.#express4) {
+      this.#results.push(layer.path!);
+      this.#params.push(layer.params);
+    } else {
+      this.#results.push(match);
+    }
+  }
+
+  /** Whether `layer`'s match() of `path` is the one this stack hands over next. */
+  expects(layer: ExpressLayer, path: string): boolean {
+    return this.#next < this.#walked && this.stack[this.#next] === layer && path === this.path;
+  }
+
+  /** What `layer`'s match() returned in the walk, as match() returns it, once. */
+  take(layer: ExpressLayer): LayerMatch {
+    const index = this.#next++;
+    const matched = this.#matchedAt[this.#taken] === index;
+    if (!this.#express4) return matched ? (this.#results[this.#taken++] as LayerMatch) : false;
+    // Express 4's router reads the match from the layer itself.
+    layer.path = matched ? (this.#results[this.#taken] as string) : undefined;
+    layer.params = matched ? this.#params[this.#taken++] : undefined;
+    return matched;
+  }
+}
+
+/** The matches of the walk a request ran, kept from the walk to the request's next(). */
+class WalkedMatches {
+  #last: readonly StackMatches[] | undefined;
+
+  keep(matches: readonly StackMatches[]): void {
+    this.#last = matches;
+  }
+
+  /** The matches of the walk just run, if one ran since the last take(). */
+  take(): readonly StackMatches[] | undefined {
+    const last = this.#last;
+    this.#last = undefined;
+    return last;
+  }
+}
+
+/**
+ * The matches the router may take: only while the request that walked calls next(), synchronously
+ * (the router's loop over its layers), so no other request and no later path gets them.
+ */
+let handedOver: readonly StackMatches[] | undefined;
+
+function nextTakingMatches(matches: readonly StackMatches[], next: Next, error: unknown): void {
+  const outer = handedOver;
+  handedOver = matches;
+  try {
+    next(error);
+  } finally {
+    handedOver = outer;
+  }
+}
+
+const LAYER_CLASSES_TAKING = new WeakSet<object>();
+
+/**
+ * Makes the match() of Express's Layer class (`prototype`) return the walk's result where one is
+ * handed over for that layer and path, else match as it always does. Once per class: Express 4
+ * and 5 each have their own.
+ */
+function takeWalkedMatchesIn(prototype: ExpressLayer): void {
+  if (LAYER_CLASSES_TAKING.has(prototype)) return;
+  LAYER_CLASSES_TAKING.add(prototype);
+  const match = prototype.match;
+  (prototype as { match: ExpressLayer['match'] }).match = function matchOrTakeWalked(this: ExpressLayer, path: string): LayerMatch {
+    const handed = handedOver;
+    if (handed !== undefined) {
+      for (const matches of handed) if (matches.expects(this, path)) return matches.take(this);
+    }
+    return match.call(this, path);
+  };
 }
 
 /** After the mirror, a route declared on `router` throws where it is declared: it would have no policy. */
