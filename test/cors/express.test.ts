@@ -255,6 +255,27 @@ for (const [version, express] of Object.entries(EXPRESSES) as [string, ExpressMo
     t.equal(unreached.runs - before, 1, 'its match() ran the pattern');
   });
 
+  t.test(`${version}: routes of one path share its methods; a list of paths is not the path its items joined by commas spell`, async (t) => {
+    const app = express();
+    app.use(createExpressCors({ origin: ['https://a.test'] }, { logger: quiet }));
+    app.get('/items/:id', named('get'));
+    app.put('/items/:id', named('put'));
+    const exact = express.Router({ caseSensitive: true });
+    exact.get('/items/:id', named('exact get'));
+    app.use('/exact', exact);
+    app.get(['/a', '/b'], named('list'));
+    app.post('/a,/b', named('commas'));
+    const server = await listen(t, app);
+    const allowed = (path: string, method: string) =>
+      server
+        .send('OPTIONS', path, { Origin: 'https://a.test', 'Access-Control-Request-Method': method })
+        .then((answer) => answer.headers['access-control-allow-methods']);
+    t.equal(await allowed('/items/1', 'PUT'), 'GET, HEAD, PUT, OPTIONS', 'GET and PUT /items/:id are one path');
+    t.equal(await allowed('/exact/items/1', 'GET'), 'GET, HEAD, OPTIONS', 'the same path in another router is another path');
+    t.equal(await allowed('/a', 'POST'), 'GET, HEAD, OPTIONS', 'only the list route runs for /a, and it has no POST');
+    t.equal((await server.send('POST', '/a', { Origin: 'https://a.test' })).status, 404, 'Express runs no POST route for /a');
+  });
+
   t.test(`${version}: a route declared after the routes were read throws where it is declared`, async (t) => {
     const app = express();
     const cors = createExpressCors({}, { logger: quiet });

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { controlsOf, CorsCore, type CoreSettings, type CorsControls } from '../core/cors-core.js';
+import { controlsOf, CorsCore, oneMethodList, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
@@ -20,6 +20,7 @@ import {
   ROUTE_OPTIONS,
   RoutesReadOnce,
   routingMethod,
+  samePatterns,
 } from './framework-routes.js';
 import { type Next, readNodeHeader, respond } from './node.js';
 
@@ -149,11 +150,11 @@ function mirrorExpress(core: CorsCore, instance: unknown, self: ExpressMiddlewar
 /** Registers the routes of `router` (mounted at `prefix`, for names in errors), depth first, in Express's order. */
 function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries: Map<ExpressRoute, FrameworkRoute>, routers: ExpressRouter[]): void {
   routers.push(router);
-  const routerIndex = routers.length - 1;
+  const pathOf = samePaths();
   for (const layer of router.stack) {
     const route = layer.route;
     if (route !== undefined) {
-      entries.set(route, registerRoute(core, route, `${routerIndex}\n${String(layer.regexp ?? layer.rawPath ?? route.path)}`, prefix + pathName(route.path)));
+      entries.set(route, registerRoute(core, route, pathOf(layer), prefix + pathName(route.path)));
       continue;
     }
     const inner = layer.handle as unknown as Partial<ExpressRouter>;
@@ -171,8 +172,43 @@ function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries:
   }
 }
 
+/**
+ * The key of a route's path in its router (PathKey): the first route layer of the router with the
+ * same path, which Express matches alike, as a router's layers share its case and strict settings.
+ * Express 4 compiles every path to a RegExp, compared by pattern and flags; Express 5 keeps the
+ * path as declared: a string, a RegExp or a list of them. No key string is kept a route.
+ */
+function samePaths(): (layer: ExpressLayer) => object {
+  const sameRegExp = samePatterns();
+  const byPath = new Map<string, ExpressLayer>();
+  const byList = new Map<string, ExpressLayer>();
+  return (layer) => {
+    const path = layer.regexp ?? layer.rawPath;
+    if (path instanceof RegExp) return sameRegExp(path);
+    if (typeof path === 'string') return firstWith(byPath, path, layer);
+    if (Array.isArray(path)) return firstWith(byList, spelledList(path), layer);
+    // A path of no form Express has: shared with no other route.
+    return layer;
+  };
+}
+
+function firstWith(layers: Map<string, ExpressLayer>, path: string, layer: ExpressLayer): ExpressLayer {
+  const first = layers.get(path);
+  if (first !== undefined) return first;
+  layers.set(path, layer);
+  return layer;
+}
+
+/** A list of paths (strings and RegExps) in a string that only the same list spells alike. */
+function spelledList(paths: readonly unknown[]): string {
+  return JSON.stringify(paths, (_key, value: unknown) => (value instanceof RegExp ? { pattern: value.source, flags: value.flags } : value));
+}
+
+/** How an Express route is named in errors, made only when one is thrown. */
+const expressRouteLabel = (methods: readonly string[], path: string): string => `Express route ${methods.join(',')} ${path}`;
+
 /** A route's tables: per method, the options of its cors.route() marker for that method, if any. */
-function registerRoute(core: CorsCore, route: ExpressRoute, key: string, path: string): FrameworkRoute {
+function registerRoute(core: CorsCore, route: ExpressRoute, key: object, path: string): FrameworkRoute {
   const every = route.methods._all === true;
   const methods = every
     ? GLOBAL_METHODS
@@ -184,7 +220,7 @@ function registerRoute(core: CorsCore, route: ExpressRoute, key: string, path: s
     const marker = route.stack.find(
       (layer) => layer.handle[ROUTE_OPTIONS] !== undefined && (layer.method === undefined || layer.method === '_all' || layer.method.toUpperCase() === method),
     );
-    ref = core.routeMatchedElsewhere(key, [method], path, marker?.handle[ROUTE_OPTIONS], `Express route ${method} ${path}`);
+    ref = core.routeMatchedElsewhere(key, oneMethodList(method), path, marker?.handle[ROUTE_OPTIONS], expressRouteLabel);
   }
   return { methods: every ? undefined : methodSet(methods), ref: ref! };
 }

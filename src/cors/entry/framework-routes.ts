@@ -127,3 +127,28 @@ export function pathnameOf(url: string): string {
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
 }
+
+/**
+ * The key of a route's path in its router, for a router that compiles paths to RegExps
+ * (@koa/router, Express 4): the first RegExp given with the same pattern and flags, which the
+ * router matches alike (`/a/:x` and `/a/:y` are one path). Routes of one path share their tables,
+ * and no key string is kept a route: `source` is the RegExp's own string, where String(regexp)
+ * made one of about 110 bytes a route. One per router: the same pattern in another is another path.
+ */
+export function samePatterns(): (regexp: RegExp) => RegExp {
+  const bySource = new Map<string, RegExp>();
+  const byFlagsAndSource = new Map<string, RegExp>();
+  return (regexp) => {
+    const first = bySource.get(regexp.source);
+    if (first === undefined) {
+      bySource.set(regexp.source, regexp);
+      return regexp;
+    }
+    if (first.flags === regexp.flags) return first;
+    const key = `${regexp.flags}/${regexp.source}`;
+    const other = byFlagsAndSource.get(key);
+    if (other !== undefined) return other;
+    byFlagsAndSource.set(key, regexp);
+    return regexp;
+  };
+}

@@ -18,6 +18,7 @@ import {
   ROUTE_OPTIONS,
   RoutesReadOnce,
   routingMethod,
+  samePatterns,
 } from './framework-routes.js';
 import { answerRequest, readNodeHeader } from './node.js';
 
@@ -208,30 +209,6 @@ function matchSharedWith(router: KoaRouter): KoaMatcher {
     const result = match.call(router, path, method);
     handed = { path, method, result };
     return result;
-  };
-}
-
-/**
- * The key of a layer's path in its router: the RegExp of the router's first layer with the same
- * pattern and flags, which @koa/router matches alike (`/a/:x` and `/a/:y` are one path). Routes
- * of one path share their tables, and no key string is kept a route: `source` is the RegExp's
- * own string, where String(regexp) made one of about 110 bytes a route.
- */
-function samePatterns(): (regexp: RegExp) => RegExp {
-  const bySource = new Map<string, RegExp>();
-  const byFlagsAndSource = new Map<string, RegExp>();
-  return (regexp) => {
-    const first = bySource.get(regexp.source);
-    if (first === undefined) {
-      bySource.set(regexp.source, regexp);
-      return regexp;
-    }
-    if (first.flags === regexp.flags) return first;
-    const key = `${regexp.flags}/${regexp.source}`;
-    const other = byFlagsAndSource.get(key);
-    if (other !== undefined) return other;
-    byFlagsAndSource.set(key, regexp);
-    return regexp;
   };
 }
 
