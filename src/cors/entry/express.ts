@@ -16,7 +16,6 @@ import {
   type MaybeMarked,
   markRoute,
   methodSet,
-  pathnameOf,
   ROUTE_OPTIONS,
   RoutesReadOnce,
   routingMethod,
@@ -96,8 +95,10 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
     // req.url; the routes are matched from the application's top, on the whole path.
     const mounted = (req as { baseUrl?: string }).baseUrl;
     const url = mounted === undefined || mounted === '' ? (req.url ?? '/') : ((req as { originalUrl?: string }).originalUrl ?? '/');
+    const pathname = routedPath(url);
+    if (pathname === undefined) return next();
     const method = routingMethod(req.method, req, readNodeHeader);
-    const table = routes.tableFor(pathnameOf(url), method);
+    const table = routes.tableFor(pathname, method);
     // When this request walked the routes, the router takes the walk's matches as it goes on.
     const matches = walked.take();
     const goOn = matches === undefined ? next : (error?: unknown) => nextTakingMatches(matches, next, error);
@@ -111,6 +112,25 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
     return middleware;
   };
   return middleware;
+}
+
+/**
+ * The characters for which parseurl, which Express reads a request's path with, hands the whole
+ * URL to node's legacy url.parse() instead of cutting it at `?`: that cuts a fragment off and
+ * escapes other characters, so the path Express routes by is not the URL's text before `?`.
+ */
+const READ_BY_URL_PARSE = /[\t\n\f\r #\u00a0\ufeff]/;
+
+/**
+ * The path Express routes `url` by, where parseurl reads it as its text before `?`; else
+ * `undefined`: the URL is not covered. No browser sends such a URL (it keeps a fragment to itself
+ * and percent-encodes the rest, and sends no absolute URL but to a proxy), and a policy found by
+ * another reading than Express's could be another route's.
+ */
+function routedPath(url: string): string | undefined {
+  if (url.charCodeAt(0) !== 0x2f || READ_BY_URL_PARSE.test(url)) return undefined;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 /** The routes of an application, and the matches of the walk a request last ran, for its router to take. */

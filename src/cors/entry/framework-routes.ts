@@ -122,12 +122,6 @@ export function routingMethod<Req>(method: string | undefined, request: Req, rea
   return classify(method, readHeader(request, 'origin') ?? undefined, requested !== undefined) === 'preflight' ? requested! : method;
 }
 
-/** The path of a URL (`/path?query`), as frameworks match it: not decoded. */
-export function pathnameOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
-
 /**
  * The key of a route's path in its router, for a router that compiles paths to RegExps
  * (@koa/router, Express 4): the first RegExp given with the same pattern and flags, which the
