@@ -3,10 +3,11 @@
  * CORS (and the engines against find-my-way alone), at the largest table each framework reaches,
  * after the first answer and again after more requests. `--startup` reads the heap once, after the
  * first answer; but Express's and @koa/router's routers run every route's pattern on a request to
- * the last route, and V8 compiles a pattern to machine code the second time it runs it. Our Express
- * and Koa entry points ask the framework's matcher which route it will run, which runs those
- * patterns a second time on the first request: the framework with its own CORS pays the same by its
- * second request. Both readings are shown. Writes its section of bench/RESULTS.md.
+ * the last route, and V8 compiles a pattern to machine code the second time it runs it: the
+ * framework pays that at its second request. Our Express and Koa entry points ask the framework's
+ * matcher which route it will run, and hand its matches to the framework's router for the same
+ * request, so each pattern runs once a request there too. Both readings are shown. Writes its
+ * section of bench/RESULTS.md.
  */
 import { probe, startServer } from './child.js';
 import { machineLine, writeResultsSection } from './report.js';
@@ -68,7 +69,7 @@ export async function measureSettledHeap(): Promise<void> {
     '',
     `${machineLine()}; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`,
     '',
-    `Heap after a full collection (MB), each server in its own process with the routes registered before the benchmark's: once its first answer (a GET with Origin on \`${PATH}\`, registered last) is out, as \`--startup\` reads it, and again after ${MORE_REQUESTS} more of the same request. Express's and @koa/router's routers run every route's pattern on that request, and V8 compiles a pattern to machine code on its second run; our entry points for them ask the framework's matcher which route it will run, so the first request already runs each pattern twice.`,
+    `Heap after a full collection (MB), each server in its own process with the routes registered before the benchmark's: once its first answer (a GET with Origin on \`${PATH}\`, registered last) is out, as \`--startup\` reads it, and again after ${MORE_REQUESTS} more of the same request. Express's and @koa/router's routers run every route's pattern on that request, and V8 compiles a pattern to machine code on its second run; our entry points for them ask the framework's matcher which route it will run and hand its matches to the framework's router for that request, so each pattern runs once a request with them too, and the second reading is where both pay the second compile.`,
     '',
     `| entry point against its reference | routes | after the first answer | after ${MORE_REQUESTS} more requests |`,
     '|---|---:|---:|---:|',
