@@ -272,6 +272,28 @@ for (const [version, express] of Object.entries(EXPRESSES) as [string, ExpressMo
     t.equal(unreached.runs - before, 1, 'its match() ran the pattern');
   });
 
+  t.test(`${version}: a layer added while an async origin function waits gets its own match, not the walk's of the layer it moved`, async (t) => {
+    const app = express();
+    let slipIn: (() => void) | undefined;
+    const origin = async (requested: string): Promise<boolean> => {
+      // Between the walk and next(): other code may change the application's stack.
+      slipIn?.();
+      slipIn = undefined;
+      await new Promise((resolve) => setImmediate(resolve));
+      return requested === 'https://a.test';
+    };
+    app.use(createExpressCors({ origin }, { logger: quiet }));
+    app.get('/x/:id', named('declared'));
+    const server = await listen(t, app);
+    const other = express.Router();
+    other.get('/elsewhere', named('elsewhere'));
+    const { stack } = ((app as { _router?: unknown; router?: unknown })._router ?? app.router) as { stack: unknown[] };
+    slipIn = () => stack.splice(stack.length - 1, 0, other.stack[0]);
+    const answer = await server.send('GET', '/x/1', { Origin: 'https://a.test' });
+    t.equal(answer.headers['x-route'], 'declared', 'the layer slipped in before /x/:id does not run for /x/1');
+    t.equal(answer.headers['access-control-allow-origin'], 'https://a.test');
+  });
+
   t.test(`${version}: routes of one path share its methods; a list of paths is not the path its items joined by commas spell`, async (t) => {
     const app = express();
     app.use(createExpressCors({ origin: ['https://a.test'] }, { logger: quiet }));

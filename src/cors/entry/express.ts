@@ -324,8 +324,11 @@ class StackMatches {
   #next = 0;
   /** How many layers, from the first, the walk ran match() on. */
   #walked = 0;
-  /** The indices of the layers that matched, ascending, and what their match() returned (Express 4: the path and params it left on the layer). */
+  /** The stack's length at the walk: a layer added or removed since moves the others, whose matches then no longer line up. */
+  readonly #length: number;
+  /** The indices of the layers that matched, ascending, the layers, and what their match() returned (Express 4: the path and params it left on the layer). */
   readonly #matchedAt: number[] = [];
+  readonly #matchedLayers: ExpressLayer[] = [];
   readonly #results: unknown[] = [];
   readonly #params: unknown[] = [];
   #taken = 0;
@@ -334,6 +337,7 @@ class StackMatches {
     this.stack = stack;
     this.path = path;
     this.#express4 = express4;
+    this.#length = stack.length;
   }
 
   /** The router goes on after the layer at `index`, the last walked so far: the layers up to it ran already. */
@@ -346,6 +350,7 @@ class StackMatches {
     this.#walked = index + 1;
     if (match === false) return;
     this.#matchedAt.push(index);
+    this.#matchedLayers.push(layer);
     if (this.#express4) {
       this.#results.push(layer.path!);
       this.#params.push(layer.params);
@@ -354,9 +359,15 @@ class StackMatches {
     }
   }
 
-  /** Whether `layer`'s match() of `path` is the one this stack hands over next. */
+  /**
+   * Whether `layer`'s match() of `path` is the one this stack hands over next: the layer the walk
+   * saw there, in a stack no layer has since been added to or removed from (an async origin
+   * function lets other code run between the walk and next()).
+   */
   expects(layer: ExpressLayer, path: string): boolean {
-    return this.#next < this.#walked && this.stack[this.#next] === layer && path === this.path;
+    const index = this.#next;
+    if (index >= this.#walked || this.stack[index] !== layer || path !== this.path || this.stack.length !== this.#length) return false;
+    return this.#matchedAt[this.#taken] !== index || this.#matchedLayers[this.#taken] === layer;
   }
 
   /** What `layer`'s match() returned in the walk, as match() returns it, once. */
