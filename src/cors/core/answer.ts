@@ -15,13 +15,12 @@ export function answerOf<Req>(decision: Decision, request: Req, read: HeaderRead
     case 'preflight': {
       // Rule C; handed on with the grant set under preflightContinue.
       if (allowedOrigin === undefined) return debug ? (disclosedRefusal(decision, request) ?? table.preflightRefusal) : table.preflightRefusal;
-      const headers = grantedPreflight(
+      return grantedPreflight(
         table,
         allowedOrigin,
         read(request, 'access-control-request-headers'),
         read(request, 'access-control-request-private-network') === 'true',
       );
-      return { status: table.preflightRefusal.status, headers };
     }
     case 'options': {
       // Rows 1 and 2: the application's own OPTIONS route answers, with rule A and B set.
