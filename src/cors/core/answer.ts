@@ -1,7 +1,7 @@
 /** Turns a decision into the answer's status and header pairs, which every entry point writes as they are. */
-import type { Decision, HeaderReader } from './decision.js';
+import { type Decision, type HeaderReader, tableOfMethod } from './decision.js';
 import type { OriginMatcher } from './origin-matcher.js';
-import { type Answer, grantedPreflight } from './path-table.js';
+import { type Answer, grantedPreflight, type PathTable } from './path-table.js';
 
 export type { Answer };
 
@@ -32,6 +32,29 @@ export function answerOf<Req>(decision: Decision, request: Req, read: HeaderRead
       // Rows 3 and 5: set before the application runs, so its own errors carry them too.
       return allowedOrigin === undefined || !table.varyOnOrigin ? table.actual : withGrant(table.actual, allowedOrigin, table);
   }
+}
+
+/**
+ * An OPTIONS request's answer where no origin needs judging, as decide() and answerOf() give it,
+ * for an entry point with nobody to hand a decision to: rows 1 and 2, unless a dynamic policy is
+ * asked with an Origin, and row 4 under a policy with one answer for every origin (`origin: '*'`
+ * or one fixed origin). `undefined` for any other: then decide(). `source` is what `read` reads
+ * the headers from: node's entry hands over the headers object itself, so IncomingMessage's
+ * `headers` getter runs once, not four times.
+ */
+export function optionsAnswerUndecided<Src>(pathTable: PathTable, source: Src, read: HeaderReader<Src>): Answer | undefined {
+  const origin = read(source, 'origin') ?? undefined;
+  const asked = read(source, 'access-control-request-method') ?? undefined;
+  if (origin === undefined || asked === undefined) {
+    // classify(): rows 1 and 2, under the OPTIONS policy; only a dynamic one adds to its constant answer.
+    const table = tableOfMethod(pathTable, 'OPTIONS');
+    if (origin !== undefined && table.varyOnOrigin) return undefined;
+    return table.explicitOptions ? table.actual : table.options;
+  }
+  const table = tableOfMethod(pathTable, asked);
+  const kind = table.policy.origin.kind;
+  if (kind !== 'any' && kind !== 'fixed') return undefined;
+  return grantedPreflight(table, origin, read(source, 'access-control-request-headers'), read(source, 'access-control-request-private-network') === 'true');
 }
 
 /** `constant`, with rule B's request-dependent part after it (the echoed origin and the grant), for a dynamic policy that allows the origin. */
