@@ -75,15 +75,16 @@ function rootFiles(entries) {
   return [...roots];
 }
 
+/** Every path a package.json field names (`exports`, `bin`), however deep its conditions nest, normalized. */
+function pathsIn(field) {
+  if (typeof field === 'string') return [posix.normalize(field)];
+  if (field === null || typeof field !== 'object') return [];
+  return Object.values(field).flatMap(pathsIn);
+}
+
 /** The JavaScript files the package's exports, its command or its ES module wrappers name: each stays a file of its own. */
 function entryFiles(manifest, wrappers) {
-  const named = new Set();
-  const collect = (value) => {
-    if (typeof value === 'string') named.add(posix.normalize(value));
-    else if (value !== null && typeof value === 'object') for (const inner of Object.values(value)) collect(inner);
-  };
-  collect(manifest.exports);
-  collect(manifest.bin);
+  const named = new Set([...pathsIn(manifest.exports), ...pathsIn(manifest.bin)]);
   for (const wrapper of wrappers) {
     const source = readFileSync(join(DIST, wrapper), 'utf8');
     for (const [, target] of source.matchAll(/from '(\.\.?\/[^']+)'/g)) named.add(posix.join('dist', posix.dirname(wrapper), target));
@@ -193,13 +194,8 @@ function bundleOptions(outFile, home, staged) {
 
 /** The CommonJS declaration files the exports name (their `types`), relative to dist/. */
 function declarationEntries(manifest) {
-  const named = new Set();
-  const collect = (value) => {
-    if (typeof value === 'string' && value.endsWith('.d.ts')) named.add(posix.normalize(value).replace(/^dist\//, ''));
-    else if (value !== null && typeof value === 'object') for (const inner of Object.values(value)) collect(inner);
-  };
-  collect(manifest.exports);
-  return [...named];
+  const named = pathsIn(manifest.exports).filter((path) => path.endsWith('.d.ts'));
+  return [...new Set(named)].map((path) => path.replace(/^dist\//, ''));
 }
 
 /**
