@@ -14,19 +14,24 @@ import t from 'tap';
 import fastifyCors from '@lib/cors/fastify';
 import { createCors, type CorsOptions } from '@lib/cors/standalone';
 
+import { fastifyOfAnotherCopy } from '../helpers/fastify-copy.js';
 import { captureLogger, corsHeadersOf, deepFreeze, echoApp, fetchAnswer, serve, type Answer } from '../helpers/http.js';
 import { POLICY_CASES, requestOfRow } from '../helpers/policy-kinds.js';
 
 const PATH = '/users/7';
+/** A fastify whose router the plugin cannot reach: the engine's own tree then finds the tables. */
+const anotherCopy = fastifyOfAnotherCopy();
+t.teardown(anotherCopy.remove);
 
 /** echoApp (test/helpers/http.ts) as a fastify handler: the same status, headers and body. */
 function echo(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('X-Total', '42').type('text/plain').send(`app saw ${request.method} ${request.url}`);
 }
 
-/** Three ways a fastify application gives a route its policy; each must answer alike. */
+/** Ways a fastify application gives a route its policy, and the plugin finds it; each must answer alike. */
 const LAYOUTS: {
   name: string;
+  fastify?: typeof Fastify;
   build(app: FastifyInstance, options: CorsOptions<unknown>, logger: ReturnType<typeof captureLogger>['logger']): Promise<void>;
 }[] = [
   {
@@ -49,6 +54,15 @@ const LAYOUTS: {
     build: async (app, options, logger) => {
       await app.register(fastifyCors, { logger });
       app.route({ method: ['GET', 'POST'], url: '/users/:id', config: { cors: options }, handler: echo });
+    },
+  },
+  {
+    name: "GET and POST declared apart, on a fastify whose router the plugin cannot reach (the engine's own tree)",
+    fastify: anotherCopy.Fastify,
+    build: async (app, options, logger) => {
+      await app.register(fastifyCors, { ...options, logger });
+      app.get('/users/:id', echo);
+      app.post('/users/:userId', echo);
     },
   },
 ];
@@ -88,7 +102,7 @@ for (const policy of POLICY_CASES) {
     for (const layout of LAYOUTS) {
       t.test(layout.name, async (t) => {
         const { logger, warnings, errors } = captureLogger();
-        const app = Fastify();
+        const app = (layout.fastify ?? Fastify)();
         t.teardown(() => app.close());
         await layout.build(app, options, logger);
         const base = await listen(app);

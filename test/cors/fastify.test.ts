@@ -14,6 +14,7 @@ import t, { type Test } from 'tap';
 
 import fastifyCors, { CorsOptionsError, fastifyCors as named, RouteRegistrationError } from '@lib/cors/fastify';
 
+import { fastifyOfAnotherCopy } from '../helpers/fastify-copy.js';
 import { captureLogger, corsHeadersOf, fetchAnswer, type RequestHeaders } from '../helpers/http.js';
 
 const LIST = ['https://a.test', 'https://b.test'];
@@ -33,7 +34,12 @@ interface Served {
 }
 
 /** A fastify app built by `build`, listening on 127.0.0.1, closed when the test ends. */
-async function served(t: Test, build: (app: FastifyInstance) => Promise<void> | void, options: FastifyServerOptions = {}): Promise<Served> {
+async function served(
+  t: Test,
+  build: (app: FastifyInstance) => Promise<void> | void,
+  options: FastifyServerOptions = {},
+  factory: typeof Fastify = Fastify,
+): Promise<Served> {
   const fastifyWarnings: string[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -41,7 +47,7 @@ async function served(t: Test, build: (app: FastifyInstance) => Promise<void> | 
       done();
     },
   });
-  const app = Fastify({ logger: { level: 'warn', stream }, ...options });
+  const app = factory({ logger: { level: 'warn', stream }, ...options });
   t.teardown(() => app.close());
   await build(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -710,6 +716,62 @@ t.test("the engine matches paths with fastify's router options", async (t) => {
     t.equal(answer.headers['access-control-allow-origin'], 'https://a.test', path);
     t.equal((await send('OPTIONS', path, preflightOf('https://a.test'))).status, 204, path);
   }
+});
+
+/** Two routes that both match GET /users/me: fastify runs the static one only for PUT. */
+async function staticBesideParametric(app: FastifyInstance): Promise<void> {
+  await app.register(fastifyCors, { logger: quiet.logger, origin: 'https://default.test' });
+  app.get('/users/:id', { config: { cors: { origin: 'https://reader.test' } } }, async () => 'a user');
+  app.put('/users/me', { config: { cors: { origin: 'https://writer.test' } } }, async () => 'me');
+}
+
+t.test("a preflight is decided by the route fastify's router runs for the method it names", async (t) => {
+  const { send } = await served(t, staticBesideParametric);
+  // fastify runs GET /users/me on /users/:id, so the GET's preflight is that route's.
+  const get = await send('OPTIONS', '/users/me', preflightOf('https://reader.test', 'GET'));
+  t.equal(get.status, 204);
+  t.equal(get.headers['access-control-allow-origin'], 'https://reader.test');
+  t.equal(get.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS');
+  t.equal((await send('GET', '/users/me', { Origin: 'https://reader.test' })).headers['access-control-allow-origin'], 'https://reader.test');
+  const put = await send('OPTIONS', '/users/me', preflightOf('https://writer.test', 'PUT'));
+  t.equal(put.headers['access-control-allow-origin'], 'https://writer.test');
+  t.equal(put.headers['access-control-allow-methods'], 'PUT, OPTIONS');
+  // A fixed origin is sent whoever asks (the browser compares it): the GET's is the reader's.
+  t.equal((await send('OPTIONS', '/users/me', preflightOf('https://writer.test', 'GET'))).headers['access-control-allow-origin'], 'https://reader.test');
+});
+
+t.test('routes with constraints: a host is told apart as fastify tells it; a version, which no preflight carries, by path', async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: 'https://default.test' });
+    // Every request of this test is sent to 127.0.0.1: the Host this constraint asks for.
+    app.route({
+      method: 'GET',
+      url: '/hosts/main',
+      constraints: { host: /^127\.0\.0\.1(:\d+)?$/ },
+      config: { cors: { origin: 'https://local.test' } },
+      handler: async () => 'local',
+    });
+    app.get('/hosts/:name', async () => 'any host');
+    app.route({ method: 'PUT', url: '/versioned', constraints: { version: '1.2.0' }, handler: async () => 'v1' });
+  });
+  const hosted = await send('OPTIONS', '/hosts/main', preflightOf('https://local.test'));
+  t.equal(hosted.headers['access-control-allow-origin'], 'https://local.test', 'the host-constrained route, which fastify runs for this Host');
+  const versioned = await send('OPTIONS', '/versioned', preflightOf('https://default.test', 'PUT'));
+  t.equal(versioned.status, 204);
+  t.equal(versioned.headers['access-control-allow-methods'], 'PUT, OPTIONS');
+});
+
+t.test("on a fastify whose router the plugin cannot reach (another copy of it), the engine's own tree covers the routes", async (t) => {
+  const copy = fastifyOfAnotherCopy();
+  t.teardown(copy.remove);
+  const { send } = await served(t, staticBesideParametric, {}, copy.Fastify);
+  const put = await send('OPTIONS', '/users/me', preflightOf('https://writer.test', 'PUT'));
+  t.equal(put.headers['access-control-allow-origin'], 'https://writer.test');
+  t.equal((await send('OPTIONS', '/users/9', preflightOf('https://reader.test'))).headers['access-control-allow-origin'], 'https://reader.test');
+  // The tree files /users/me for every method, as it always did, so the GET's preflight there
+  // gets the PUT's policy (its fixed origin): what tells that the tree decided here.
+  t.equal((await send('OPTIONS', '/users/me', preflightOf('https://reader.test', 'GET'))).headers['access-control-allow-origin'], 'https://writer.test');
+  t.equal((await send('GET', '/users/me', { Origin: 'https://reader.test' })).headers['access-control-allow-origin'], 'https://reader.test');
 });
 
 t.test('debug: refused CORS requests are logged through the logger given', async (t) => {

@@ -60,6 +60,30 @@ export type FindMyWayRouter = Router.Instance<Router.HTTPVersion.V1> | Router.In
 
 const NO_SEARCH_PARAMS = Object.freeze({});
 
+/** A parameter's name in a path; an escaped colon (`::`) is part of a static segment, not a parameter. */
+const PARAMETER_NAME = /::|:[^/:(.-]+/g;
+
+/**
+ * A path as find-my-way files it, so that two spellings of one route are one key: `/a/:x` and
+ * `/a/:y` share a node.
+ */
+export const findMyWayKey = (path: string): string => (path.includes(':') ? path.replace(PARAMETER_NAME, (found) => (found === '::' ? found : ':')) : path);
+
+/**
+ * findMyWayKey() for a router matching as `matching` says: the spellings it files under one node
+ * (case, a trailing slash, doubled slashes) are one key too.
+ */
+export function findMyWayKeyFor(matching: PathMatching): (path: string) => string {
+  const { caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes } = pickMatching(matching);
+  if (caseSensitive && !ignoreTrailingSlash && !ignoreDuplicateSlashes) return findMyWayKey;
+  return (path) => {
+    let key = findMyWayKey(path);
+    if (ignoreDuplicateSlashes) key = key.replace(/\/\/+/g, '/');
+    if (ignoreTrailingSlash && key.length > 1 && key.endsWith('/')) key = key.slice(0, -1);
+    return caseSensitive ? key : key.toLowerCase();
+  };
+}
+
 /**
  * Up to this many paths, find-my-way's compiled lookup is worth its start-up cost (measured: 1 s
  * for 10,000 paths, a stack overflow at 100,000; bench --startup).

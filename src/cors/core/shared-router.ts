@@ -6,7 +6,7 @@
  */
 import { buildPathTable, type PathTable } from './path-table.js';
 import type { CorsPolicy } from './policy.js';
-import type { MirrorableRouter } from './route-tree.js';
+import { findMyWayKey, type MirrorableRouter } from './route-tree.js';
 
 /** What a lookup reads of the router: find-my-way's own `find()` and `findRoute()`, and its list of routes. */
 export interface FindingRouter extends MirrorableRouter {
@@ -22,13 +22,6 @@ export interface FindingRouter extends MirrorableRouter {
 }
 
 type FoundRoute = { readonly handler: unknown; readonly store: unknown };
-
-/**
- * Tells two spellings of one route apart from two routes: find-my-way files `/a/:x` and `/a/:y`
- * under one node. An escaped colon (`::`) is part of a static segment, not a parameter.
- */
-const PARAMETER_NAME = /::|:[^/:(.-]+/g;
-const canonicalPath = (path: string): string => (path.includes(':') ? path.replace(PARAMETER_NAME, (found) => (found === '::' ? found : ':')) : path);
 
 /**
  * The covered paths of a router the application owns, each path's table found through the route
@@ -167,7 +160,7 @@ class RoutesByKey {
       this.first.set(key, index);
       return true;
     }
-    if (canonicalPath(routes[known]!.path) !== canonicalPath(routes[index]!.path)) return false;
+    if (findMyWayKey(routes[known]!.path) !== findMyWayKey(routes[index]!.path)) return false;
     const others = this.later.get(key);
     if (others === undefined) this.later.set(key, [index]);
     else others.push(index);

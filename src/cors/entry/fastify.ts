@@ -11,6 +11,9 @@
  * - an `OPTIONS *` route lets fastify deliver `OPTIONS` on a path that has no `OPTIONS` route of
  *   its own to that hook; when the engine hands such a request on (the path is not covered), it
  *   answers with fastify's own 404;
+ * - the table of an `OPTIONS` request is that of the route fastify's own router finds for the
+ *   method a preflight names (else for the path's other methods): fastify's matching, and no
+ *   second tree of the routes (see routerOf());
  * - a request handed on with a `Vary` the engine set on the raw response (an answer that varies
  *   by origin) has that response's `setHeader()` wrapped, to merge the engine's `Vary` into one a
  *   handler set with `reply.header()`, which fastify would otherwise write over it.
@@ -20,16 +23,19 @@
  * or in a plugin registered before it, fails `ready()` (CORS_ROUTE_BEFORE_PLUGIN): it would get
  * no CORS at all.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import FindMyWay from 'find-my-way';
 import vary from 'vary';
 
 import { controlsOf, CorsCore, oneMethodList, routeLabel, type CorsControls, type TableRef } from '../core/cors-core.js';
 import { decisionsObserved } from '../diagnostics/channels.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
-import type { PathMatching } from '../core/route-tree.js';
+import type { PathTable } from '../core/path-table.js';
+import { findMyWayKeyFor, type PathMatching } from '../core/route-tree.js';
 import { respond } from './node.js';
 
 export * from './common-exports.js';
@@ -94,6 +100,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   for (const name of REGISTER_OPTIONS) delete options[name];
   const matching = matchingOf(fastify);
   const log = logger ?? console;
+  const router = routerOf(fastify);
   let core: CorsCore;
   try {
     // Validates the options now: a bad one fails register(), and so ready() and listen().
@@ -106,6 +113,18 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   // fastify.cors: reconfigure(), options() and setDebug() of this registration's engine (the
   // first one's, where the plugin is registered more than once in one context).
   if (!fastify.hasDecorator('cors')) fastify.decorate('cors', controlsOf<CorsOptions<FastifyRequest>>(core));
+
+  /** The routes' tables, filed by path as fastify's router files them (one table a path). */
+  const pathKey = findMyWayKeyFor(matching);
+  /** The methods of the covered routes, in the order first declared: the other routes of a path are looked for through them. */
+  const coveredMethods: string[] = [];
+  /**
+   * The covered routes that have constraints, by path alone: a preflight cannot carry the header
+   * a version constraint reads, and the engine's own tree matched by path alone before. Created
+   * at the first such route.
+   */
+  let constrained: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
+  if (router !== undefined) core.lookUpWith((url, method) => tableOfUrl(url, method, undefined));
 
   /** Routes covered; with none, the engine would cover every path, so the hooks stay idle. */
   let covered = 0;
@@ -175,11 +194,20 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     }
     const routeOptions = own === undefined || own === true ? undefined : (own as CorsOptions<FastifyRequest>);
     const methods = Array.isArray(route.method) ? [...route.method] : oneMethodList(route.method as string);
-    const ref = core.route(methods, route.url, routeOptions, routeLabel);
     const declared = route.config;
-    route.config = { ...config, [ROUTE]: ref } as RouteOptions['config'];
+    if (router === undefined) {
+      route.config = { ...config, [ROUTE]: core.route(methods, route.url, routeOptions, routeLabel) } as RouteOptions['config'];
+    } else {
+      // fastify's router finds the route, whose config leads to its table.
+      const ref = core.routeMatchedElsewhere(pathKey, methods, route.url, routeOptions, routeLabel);
+      route.config = { ...config, [ROUTE]: ref } as RouteOptions['config'];
+      for (const method of methods) if (!coveredMethods.includes(method)) coveredMethods.push(method);
+      if (route.constraints !== undefined && Object.keys(route.constraints).length > 0) fileConstrained(methods, route.url, ref);
+    }
     if (methods.includes('GET') && !methods.includes('HEAD')) lastGet = { url: route.url, declared, config: route.config };
     covered++;
+    // With fastify's router at hand, a twin is found like any route: its config is a copy of its route's.
+    if (router !== undefined) return;
     // A `'/'` route of a prefixed plugin comes here as `prefix` (routePath ''); fastify may add
     // its twin `prefix + '/'` next (not for a route declared as '' itself: hence the check later).
     if (route.routePath === '' && route.prefix !== '' && route.method !== 'HEAD' && (route.prefixTrailingSlash ?? 'both') === 'both') {
@@ -231,7 +259,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       });
       return;
     }
-    const optionsTable = core.lookup(request.raw.url ?? '/');
+    const optionsTable = router === undefined ? core.lookup(request.raw.url ?? '/') : tableOfRequest(request.raw, entry);
     if (optionsTable === undefined) return next();
     let handedOn = false;
     respond(core, optionsTable, request, reply.raw, (error?: unknown) => {
@@ -247,6 +275,54 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   }
   if (libCorsOnRequest.name !== hookName) Object.defineProperty(libCorsOnRequest, 'name', { value: hookName });
   fastify.addHook('onRequest', libCorsOnRequest);
+
+  /**
+   * The table of an OPTIONS request: that of the route fastify runs for the method a preflight
+   * names (rule E decides a preflight by that method's policy), or, for a plain OPTIONS, of the
+   * application's own OPTIONS route fastify ran; else of another route of the path.
+   */
+  function tableOfRequest(raw: IncomingMessage, entry: RouteEntry | undefined): PathTable | undefined {
+    const requested = raw.headers['access-control-request-method'];
+    if (requested === undefined && typeof entry === 'object') return entry.table;
+    return tableOfUrl(raw.url ?? '/', typeof requested === 'string' ? requested : 'OPTIONS', raw);
+  }
+
+  /**
+   * The table of the covered route that fastify's router finds for `url` and `method`, else for
+   * the path's other methods: the path's table is the same for each of them, as the path's
+   * declared methods are filed together. With `raw`, routes constrained by host (or by any
+   * constraint fastify derives from the request's headers) are told apart as fastify tells them.
+   */
+  function tableOfUrl(url: string, method: string | undefined, raw: IncomingMessage | undefined): PathTable | undefined {
+    const query = url.indexOf('?');
+    // fastify's router would parse the query string, which nothing here reads.
+    const path = query === -1 ? url : url.slice(0, query);
+    const derived = raw === undefined ? undefined : router!.constrainer?.deriveSyncConstraints?.(raw, undefined);
+    if (method !== undefined) {
+      const table = tableOfFound(router!.find(method, path, derived));
+      if (table !== undefined) return table;
+    }
+    for (const other of coveredMethods) {
+      if (other === method) continue;
+      const table = tableOfFound(router!.find(other, path, derived));
+      if (table !== undefined) return table;
+    }
+    if (constrained === undefined) return undefined;
+    for (const other of method === undefined ? coveredMethods : [method, ...coveredMethods]) {
+      const found = constrained.find(other as FindMyWay.HTTPMethod, path);
+      if (found !== null) return (found.store as TableRef).table;
+    }
+    return undefined;
+  }
+
+  function fileConstrained(methods: readonly string[], url: string, ref: TableRef): void {
+    // The query string is never needed: a constant parser saves find() from parsing it.
+    constrained ??= FindMyWay({ ...matching, querystringParser: () => ({}) });
+    for (const method of methods) {
+      // One path and method with other constraints is the same table (the engine refuses two policies for it).
+      if (!constrained.hasRoute(method as FindMyWay.HTTPMethod, url)) constrained.on(method as FindMyWay.HTTPMethod, url, unusedHandler, ref);
+    }
+  }
 
   /** Covers the twins fastify has now; at the end (`last`), drops those it never added. */
   function coverTwins(instance: FastifyInstance, last: boolean): void {
@@ -310,6 +386,53 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   }
 
   done();
+}
+
+/** What the plugin reads of fastify's router: find-my-way's find(), whose result's store is fastify's context of the route. */
+interface FastifyRouter {
+  find(method: string, path: string, derivedConstraints?: unknown): { readonly store: unknown } | null;
+  readonly constrainer?: { deriveSyncConstraints?(req: IncomingMessage, ctx: undefined): unknown };
+}
+
+const unusedHandler = (): void => {};
+
+/** A covered route's table, from what fastify's router found: the route's config holds the engine's reference to it. */
+function tableOfFound(found: { readonly store: unknown } | null): PathTable | undefined {
+  const entry = (found?.store as { readonly config?: RouteConfig } | null | undefined)?.config?.[ROUTE];
+  return typeof entry === 'object' && entry !== null ? (entry as TableRef).table : undefined;
+}
+
+/**
+ * fastify's own router (a find-my-way instance), so that an OPTIONS request finds the route
+ * fastify would run for it: fastify's own matching, and no second tree of the routes (about
+ * 2.5 KB a route). fastify reaches it only through findRoute(), which keeps the matched route to
+ * itself; so for the one findRoute() call below, find-my-way's find() is wrapped to see which
+ * router it runs on, and put back. `undefined` where that is not fastify's find-my-way (a copy
+ * of fastify other than the one this package resolves, a bundle): the engine then mirrors the
+ * routes into its own tree, matched with fastify's settings, as before.
+ */
+function routerOf(fastify: FastifyInstance): FastifyRouter | undefined {
+  let prototype: { find?: unknown } | undefined;
+  try {
+    prototype = (createRequire(require.resolve('fastify'))('find-my-way') as { prototype?: { find?: unknown } }).prototype;
+  } catch {
+    return undefined;
+  }
+  const find = prototype?.find;
+  if (prototype === undefined || typeof find !== 'function') return undefined;
+  let router: FastifyRouter | undefined;
+  prototype.find = function findShowingRouter(this: FastifyRouter, ...args: unknown[]) {
+    router ??= this;
+    return find.apply(this, args);
+  };
+  try {
+    fastify.findRoute({ method: 'OPTIONS', url: '/' });
+  } catch {
+    router = undefined;
+  } finally {
+    prototype.find = find;
+  }
+  return typeof router?.find === 'function' ? router : undefined;
 }
 
 /** One route as `fastify.printRoutes()` shows it. */

@@ -19,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { CorsCore, oneMethodList, type TableRef } from '../core/cors-core.js';
 import { labelText, type RouteLabel } from '../core/errors.js';
-import type { PathLookup } from '../core/route-tree.js';
+import { findMyWayKey, type PathLookup } from '../core/route-tree.js';
 import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
 import { compileUserOptions } from '../core/policy.js';
 import { warnOnceAboutWildcard } from '../entry/credentials.js';
@@ -136,12 +136,6 @@ class CorsInitHook implements InitHook<RestInitContext> {
     if (paths.size > 0) context.addRouteOnPaths('OPTIONS', paths, (ctx) => respondToOptions(engine, ctx.rawReq, ctx.rawRes));
   }
 }
-
-/** A parameter's name in a path: find-my-way files `/a/:x` and `/a/:y` under one node. */
-const PARAMETER_NAME = /:[^/:(.-]+/g;
-
-/** A path keyed as find-my-way files it, so that '/a/:x' and '/a/:y' are one path, with one table. */
-const findMyWayKey = (path: string): string => (path.includes(':') ? path.replace(PARAMETER_NAME, ':') : path);
 
 /**
  * The engine's lookup through the host's router: the route the request's method runs, else (a
