@@ -14,14 +14,14 @@ import t from 'tap';
 import fastifyCors from '@lib/cors/fastify';
 import { createCors, type CorsOptions } from '@lib/cors/standalone';
 
-import { fastifyOfAnotherCopy } from '../helpers/fastify-copy.js';
+import { bundledFastify } from '../helpers/other-fastifies.js';
 import { captureLogger, corsHeadersOf, deepFreeze, echoApp, fetchAnswer, serve, type Answer } from '../helpers/http.js';
 import { POLICY_CASES, requestOfRow } from '../helpers/policy-kinds.js';
 
 const PATH = '/users/7';
 /** A fastify whose router the plugin cannot reach: the engine's own tree then finds the tables. */
-const anotherCopy = fastifyOfAnotherCopy();
-t.teardown(anotherCopy.remove);
+const bundle = bundledFastify();
+t.teardown(bundle.remove);
 
 /** echoApp (test/helpers/http.ts) as a fastify handler: the same status, headers and body. */
 function echo(request: FastifyRequest, reply: FastifyReply): void {
@@ -57,8 +57,8 @@ const LAYOUTS: {
     },
   },
   {
-    name: "GET and POST declared apart, on a fastify whose router the plugin cannot reach (the engine's own tree)",
-    fastify: anotherCopy.Fastify,
+    name: "GET and POST declared apart, on a fastify bundled into one file, whose router the plugin cannot reach (the engine's own tree)",
+    fastify: bundle.Fastify,
     build: async (app, options, logger) => {
       await app.register(fastifyCors, { ...options, logger });
       app.get('/users/:id', echo);

@@ -14,7 +14,7 @@ import t, { type Test } from 'tap';
 
 import fastifyCors, { CorsOptionsError, fastifyCors as named, RouteRegistrationError } from '@lib/cors/fastify';
 
-import { fastifyOfAnotherCopy } from '../helpers/fastify-copy.js';
+import { bundledFastify, copiedFastify } from '../helpers/other-fastifies.js';
 import { captureLogger, corsHeadersOf, fetchAnswer, type RequestHeaders } from '../helpers/http.js';
 
 const LIST = ['https://a.test', 'https://b.test'];
@@ -761,10 +761,18 @@ t.test('routes with constraints: a host is told apart as fastify tells it; a ver
   t.equal(versioned.headers['access-control-allow-methods'], 'PUT, OPTIONS');
 });
 
-t.test("on a fastify whose router the plugin cannot reach (another copy of it), the engine's own tree covers the routes", async (t) => {
-  const copy = fastifyOfAnotherCopy();
+t.test('on a second copy of fastify, with a find-my-way of its own, the plugin still finds the route through that router', async (t) => {
+  const copy = copiedFastify();
   t.teardown(copy.remove);
   const { send } = await served(t, staticBesideParametric, {}, copy.Fastify);
+  t.equal((await send('OPTIONS', '/users/me', preflightOf('https://reader.test', 'GET'))).headers['access-control-allow-origin'], 'https://reader.test');
+  t.equal((await send('OPTIONS', '/users/me', preflightOf('https://writer.test', 'PUT'))).headers['access-control-allow-origin'], 'https://writer.test');
+});
+
+t.test("on a fastify whose router the plugin cannot reach (bundled into one file), the engine's own tree covers the routes", async (t) => {
+  const bundle = bundledFastify();
+  t.teardown(bundle.remove);
+  const { send } = await served(t, staticBesideParametric, {}, bundle.Fastify);
   const put = await send('OPTIONS', '/users/me', preflightOf('https://writer.test', 'PUT'));
   t.equal(put.headers['access-control-allow-origin'], 'https://writer.test');
   t.equal((await send('OPTIONS', '/users/9', preflightOf('https://reader.test'))).headers['access-control-allow-origin'], 'https://reader.test');

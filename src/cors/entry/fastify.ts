@@ -24,7 +24,6 @@
  * no CORS at all.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
@@ -394,6 +393,14 @@ interface FastifyRouter {
   readonly constrainer?: { deriveSyncConstraints?(req: IncomingMessage, ctx: undefined): unknown };
 }
 
+/** The part of find-my-way's class that routerOf() wraps for a moment. */
+interface RouterPrototype {
+  find: (...args: unknown[]) => unknown;
+}
+
+/** A loaded find-my-way's main module, by its path in require.cache. */
+const FIND_MY_WAY_MAIN = /[\\/]find-my-way[\\/]index\.js$/;
+
 const unusedHandler = (): void => {};
 
 /** A covered route's table, from what fastify's router found: the route's config holds the engine's reference to it. */
@@ -406,33 +413,44 @@ function tableOfFound(found: { readonly store: unknown } | null): PathTable | un
  * fastify's own router (a find-my-way instance), so that an OPTIONS request finds the route
  * fastify would run for it: fastify's own matching, and no second tree of the routes (about
  * 2.5 KB a route). fastify reaches it only through findRoute(), which keeps the matched route to
- * itself; so for the one findRoute() call below, find-my-way's find() is wrapped to see which
- * router it runs on, and put back. `undefined` where that is not fastify's find-my-way (a copy
- * of fastify other than the one this package resolves, a bundle): the engine then mirrors the
- * routes into its own tree, matched with fastify's settings, as before.
+ * itself; so for the one findRoute() call below, find() of every find-my-way loaded (an
+ * application may hold several copies, and fastify uses its own) is wrapped to see which router
+ * it runs on, and put back. `undefined` where fastify's find-my-way is not among them (fastify
+ * bundled into one file with it): the engine then mirrors the routes into its own tree, matched
+ * with fastify's settings, as before.
  */
 function routerOf(fastify: FastifyInstance): FastifyRouter | undefined {
-  let prototype: { find?: unknown } | undefined;
-  try {
-    prototype = (createRequire(require.resolve('fastify'))('find-my-way') as { prototype?: { find?: unknown } }).prototype;
-  } catch {
-    return undefined;
-  }
-  const find = prototype?.find;
-  if (prototype === undefined || typeof find !== 'function') return undefined;
+  const prototypes = loadedFindMyWays();
+  const finds = prototypes.map((prototype) => prototype.find);
   let router: FastifyRouter | undefined;
-  prototype.find = function findShowingRouter(this: FastifyRouter, ...args: unknown[]) {
-    router ??= this;
-    return find.apply(this, args);
-  };
+  prototypes.forEach((prototype, index) => {
+    const find = finds[index]!;
+    prototype.find = function findShowingRouter(this: FastifyRouter, ...args: unknown[]) {
+      router ??= this;
+      return find.apply(this, args);
+    };
+  });
   try {
     fastify.findRoute({ method: 'OPTIONS', url: '/' });
   } catch {
     router = undefined;
   } finally {
-    prototype.find = find;
+    prototypes.forEach((prototype, index) => {
+      prototype.find = finds[index]!;
+    });
   }
   return typeof router?.find === 'function' ? router : undefined;
+}
+
+/** The prototypes of the find-my-way modules loaded in this process, each once. */
+function loadedFindMyWays(): RouterPrototype[] {
+  const prototypes: RouterPrototype[] = [];
+  for (const [path, loaded] of Object.entries(require.cache)) {
+    if (!FIND_MY_WAY_MAIN.test(path)) continue;
+    const prototype = (loaded?.exports as { prototype?: Partial<RouterPrototype> } | undefined)?.prototype;
+    if (typeof prototype?.find === 'function' && !prototypes.includes(prototype as RouterPrototype)) prototypes.push(prototype as RouterPrototype);
+  }
+  return prototypes;
 }
 
 /** One route as `fastify.printRoutes()` shows it. */
