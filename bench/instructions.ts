@@ -304,7 +304,8 @@ const signed = (value: number): string => `${value >= 0 ? '+' : ''}${percent(val
 
 /** How each adapter is wired into its framework, for the report. */
 const ADAPTER_WIRING: Record<string, string> = {
-  'fastify + @lib/cors/fastify': 'the @lib/cors/fastify plugin registered with `await` before the routes, each route mirrored through `onRoute`',
+  'fastify + @lib/cors/fastify':
+    "the @lib/cors/fastify plugin registered with `await` before the routes, each route taken through `onRoute` (an `OPTIONS` request then finds its route in fastify's own router)",
   'hono + @lib/cors/fetch':
     '`createCors().route()` of @lib/cors/fetch as its middleware, as the main README shows it (`c.res` assigned only when the adapter answered itself or copied the response)',
   'express + @lib/cors/express':

@@ -283,7 +283,8 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   function tableOfRequest(raw: IncomingMessage, entry: RouteEntry | undefined): PathTable | undefined {
     const requested = raw.headers['access-control-request-method'];
     if (requested === undefined && typeof entry === 'object') return entry.table;
-    return tableOfUrl(raw.url ?? '/', typeof requested === 'string' ? requested : 'OPTIONS', raw);
+    // fastify ran the OPTIONS * route for a plain OPTIONS: the path has no OPTIONS route to find.
+    return tableOfUrl(raw.url ?? '/', typeof requested === 'string' ? requested : undefined, raw);
   }
 
   /**
