@@ -6,6 +6,9 @@
  * reply.send(), Vary merged, unknown paths left to fastify's 404, per-route policies, options
  * refused at registration. Over real sockets, except where only start-up is looked at.
  */
+import { createRequire, Module } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 
@@ -17,6 +20,7 @@ import fastifyCors, { CorsOptionsError, fastifyCors as named, RouteRegistrationE
 import { bundledFastify, copiedFastify } from '../helpers/other-fastifies.js';
 import { captureLogger, corsHeadersOf, fetchAnswer, type RequestHeaders } from '../helpers/http.js';
 
+const require = createRequire(import.meta.url);
 const LIST = ['https://a.test', 'https://b.test'];
 /** The plugin's logger wherever a test expects nothing logged; checked by the last test. */
 const quiet = captureLogger();
@@ -759,6 +763,90 @@ t.test('routes with constraints: a host is told apart as fastify tells it; a ver
   const versioned = await send('OPTIONS', '/versioned', preflightOf('https://default.test', 'PUT'));
   t.equal(versioned.status, 204);
   t.equal(versioned.headers['access-control-allow-methods'], 'PUT, OPTIONS');
+});
+
+t.test("a preflight for a method whose route is left out gets nothing from the path's other routes", async (t) => {
+  // Found in review: the path's other routes used to answer it, and a POST needs no method granted.
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+    app.get('/files/*', async () => 'files');
+    app.post('/files/:id', { config: { cors: false } }, async () => 'written');
+  });
+  const preflight = await send('OPTIONS', '/files/1', preflightOf('https://a.test', 'POST', { 'Access-Control-Request-Headers': 'content-type' }));
+  t.equal(preflight.status, 404, "handed on to fastify's 404, as for a path the plugin does not cover");
+  t.same(corsHeadersOf(preflight), {});
+  t.equal((await send('OPTIONS', '/files/1', preflightOf('https://a.test', 'GET'))).headers['access-control-allow-origin'], 'https://a.test');
+});
+
+t.test('a route whose constraint no preflight carries is found by its path before a route fastify would match without it', async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: 'https://default.test' });
+    app.route({
+      method: 'GET',
+      url: '/v',
+      constraints: { version: '1.0.0' },
+      config: { cors: { origin: 'https://versioned.test' } },
+      handler: async () => 'v1',
+    });
+    app.get('/:any', { config: { cors: { origin: 'https://any.test' } } }, async () => 'any');
+  });
+  const actual = await send('GET', '/v', { Origin: 'https://versioned.test', 'Accept-Version': '1.x' });
+  t.equal(actual.body, 'v1');
+  t.equal(actual.headers['access-control-allow-origin'], 'https://versioned.test');
+  // The browser names Accept-Version in the preflight's header list; it never sends its value.
+  const preflight = await send('OPTIONS', '/v', preflightOf('https://versioned.test', 'GET', { 'Access-Control-Request-Headers': 'accept-version' }));
+  t.equal(preflight.headers['access-control-allow-origin'], 'https://versioned.test');
+  t.equal((await send('OPTIONS', '/w', preflightOf('https://any.test'))).headers['access-control-allow-origin'], 'https://any.test');
+});
+
+t.test('a registration in the root and another in a prefixed child: the preflight takes the policy the actual request gets', async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: 'https://root.test' });
+    app.get('/top', async () => 'top');
+    await app.register(
+      async (child) => {
+        await child.register(fastifyCors, { logger: quiet.logger, origin: 'https://child.test' });
+        child.get('/x', async () => 'x');
+      },
+      { prefix: '/api' },
+    );
+  });
+  const actual = await send('GET', '/api/x', { Origin: 'https://child.test' });
+  t.equal(actual.headers['access-control-allow-origin'], 'https://child.test');
+  t.equal((await send('OPTIONS', '/api/x', preflightOf('https://child.test'))).headers['access-control-allow-origin'], 'https://child.test');
+  t.equal((await send('OPTIONS', '/top', preflightOf('https://root.test'))).headers['access-control-allow-origin'], 'https://root.test');
+});
+
+t.test("a prefixed '/' route's HEAD twin on prefix + '/' shares the GET's table", async (t) => {
+  const { send } = await served(t, async (app) => {
+    await app.register(
+      async (api) => {
+        await api.register(fastifyCors, { logger: quiet.logger, origin: LIST });
+        api.get('/', async () => 'root');
+      },
+      { prefix: '/api' },
+    );
+  });
+  for (const path of ['/api', '/api/']) {
+    const preflight = await send('OPTIONS', path, preflightOf('https://a.test', 'HEAD'));
+    t.equal(preflight.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS', path);
+  }
+});
+
+t.test("a loaded find-my-way whose prototype cannot be changed is passed over, and every other one's find() is put back", async (t) => {
+  const FindMyWay = require('find-my-way') as { prototype: { find: unknown } };
+  const find = FindMyWay.prototype.find;
+  // Filed under a path of a find-my-way main module, but frozen: wrapping it throws.
+  const frozenPath = join(tmpdir(), 'frozen', 'node_modules', 'find-my-way', 'index.js');
+  const frozen = new Module(frozenPath);
+  frozen.exports = { prototype: Object.freeze({ find() {} }) };
+  require.cache[frozenPath] = frozen;
+  t.teardown(() => {
+    delete require.cache[frozenPath];
+  });
+  const { send } = await served(t, staticBesideParametric);
+  t.equal(FindMyWay.prototype.find, find);
+  t.equal((await send('OPTIONS', '/users/me', preflightOf('https://reader.test', 'GET'))).headers['access-control-allow-origin'], 'https://reader.test');
 });
 
 t.test('on a second copy of fastify, with a find-my-way of its own, the plugin still finds the route through that router', async (t) => {

@@ -1,9 +1,9 @@
 /**
  * `@lib/cors/fastify`: the CORS engine as a fastify 5 plugin. The engine answers; this file only
  * wires it to fastify:
- * - every route fastify registers (after the plugin) is mirrored into the engine through the
+ * - every route fastify registers (after the plugin) is given to the engine through the
  *   `onRoute` hook, with its `config.cors` merged over the plugin's options field by field, or
- *   left out with `config.cors: false`;
+ *   left out with `config.cors: false`; its table is kept in its config;
  * - an `onRequest` hook hands each request to the engine, which answers preflights and plain
  *   `OPTIONS` itself (then fastify is told with `reply.hijack()`) and sets the CORS headers of
  *   every other request on the raw response before the handler runs; fastify has routed such a
@@ -12,8 +12,8 @@
  *   its own to that hook; when the engine hands such a request on (the path is not covered), it
  *   answers with fastify's own 404;
  * - the table of an `OPTIONS` request is that of the route fastify's own router finds for the
- *   method a preflight names (else for the path's other methods): fastify's matching, and no
- *   second tree of the routes (see routerOf());
+ *   method a preflight names (fastify-routes.ts); where that router cannot be reached, the
+ *   routes are mirrored into the engine's own tree, which finds it;
  * - a request handed on with a `Vary` the engine set on the raw response (an answer that varies
  *   by origin) has that response's `setHeader()` wrapped, to merge the engine's `Vary` into one a
  *   handler set with `reply.header()`, which fastify would otherwise write over it.
@@ -26,7 +26,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
-import FindMyWay from 'find-my-way';
 import vary from 'vary';
 
 import { controlsOf, CorsCore, oneMethodList, routeLabel, type CorsControls, type TableRef } from '../core/cors-core.js';
@@ -35,6 +34,7 @@ import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
 import type { PathTable } from '../core/path-table.js';
 import { findMyWayKeyFor, type PathMatching } from '../core/route-tree.js';
+import { CATCH_ALL, FastifyRoutes, LEFT_OUT, ROUTE, type RouteEntry } from './fastify-routes.js';
 import { respond } from './node.js';
 
 export * from './common-exports.js';
@@ -65,17 +65,6 @@ declare module 'fastify' {
 }
 
 /**
- * What the plugin decided for a route, kept in the route's config for the onRequest hook: one key,
- * since fastify copies each route's config with its url and method, and a copy with more keys
- * than that gets a property array of its own (about 60 bytes a route, GET and HEAD each).
- */
-const ROUTE = Symbol('@lib/cors/fastify route');
-const LEFT_OUT = 'left out';
-const CATCH_ALL = 'catch-all';
-/** A covered route's entry is the engine's reference to its table (reconfigure() replaces the table). */
-type RouteEntry = TableRef | typeof LEFT_OUT | typeof CATCH_ALL;
-
-/**
  * The actual-response headers of a constant policy (rule A: the same for every request, whatever
  * its origin) as an object for `reply.headers()`, by the answer list they are made from, which
  * paths of one policy and method list share: a few objects, not one a route.
@@ -99,7 +88,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   for (const name of REGISTER_OPTIONS) delete options[name];
   const matching = matchingOf(fastify);
   const log = logger ?? console;
-  const router = routerOf(fastify);
+  const fastifyRoutes = FastifyRoutes.of(fastify, matching);
   let core: CorsCore;
   try {
     // Validates the options now: a bad one fails register(), and so ready() and listen().
@@ -113,17 +102,22 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   // first one's, where the plugin is registered more than once in one context).
   if (!fastify.hasDecorator('cors')) fastify.decorate('cors', controlsOf<CorsOptions<FastifyRequest>>(core));
 
-  /** The routes' tables, filed by path as fastify's router files them (one table a path). */
+  /** How a route's path is filed with the engine: as fastify's router files it, so that its methods share one table. */
   const pathKey = findMyWayKeyFor(matching);
-  /** The methods of the covered routes, in the order first declared: the other routes of a path are looked for through them. */
-  const coveredMethods: string[] = [];
-  /**
-   * The covered routes that have constraints, by path alone: a preflight cannot carry the header
-   * a version constraint reads, and the engine's own tree matched by path alone before. Created
-   * at the first such route.
-   */
-  let constrained: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
-  if (router !== undefined) core.lookUpWith((url, method) => tableOfUrl(url, method, undefined));
+  // The engine's own lookups (explain()) through fastify's router too; with no request at hand,
+  // routes constrained by host are not told apart there.
+  if (fastifyRoutes !== undefined) core.lookUpWith((url, method) => fastifyRoutes.tableOf(url, method, undefined));
+  /** An OPTIONS request's table: through fastify's router, else the engine's tree. */
+  const tableOfOptions =
+    fastifyRoutes === undefined
+      ? (raw: IncomingMessage) => core.lookup(raw.url ?? '/')
+      : (raw: IncomingMessage, entry: RouteEntry | undefined) => {
+          const requested = raw.headers['access-control-request-method'];
+          // A plain OPTIONS that fastify ran the application's own OPTIONS route for: that route's.
+          if (requested === undefined && typeof entry === 'object') return entry.table;
+          // Else fastify ran OPTIONS *: the path has no OPTIONS route to find.
+          return fastifyRoutes.tableOf(raw.url ?? '/', typeof requested === 'string' ? requested : undefined, raw);
+        };
 
   /** Routes covered; with none, the engine would cover every path, so the hooks stay idle. */
   let covered = 0;
@@ -172,13 +166,14 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
    * route is given the GET's registration. The engine answers HEAD on a GET path by GET's policy
    * anyway; a registration of its own cost about 400 bytes a GET route, for nothing.
    */
-  let lastGet: { url: string; declared: unknown; config: RouteOptions['config'] } | undefined;
+  let lastGet: { url: string; declared: unknown; config: RouteOptions['config']; twinUrl: string | undefined } | undefined;
 
   fastify.addHook('onRoute', function coverRoute(this: FastifyInstance, route: RegisteredRoute) {
     if (twins.length > 0) coverTwins(this, false);
     const headOfLastGet = lastGet !== undefined && route.method === 'HEAD' && route.url === lastGet.url && route.config === lastGet.declared;
     const getConfig = lastGet?.config;
-    lastGet = undefined;
+    // A prefixed '/' GET's HEAD comes twice: for `prefix`, then for the twin `prefix + '/'`.
+    lastGet = headOfLastGet && lastGet!.twinUrl !== undefined ? { ...lastGet!, url: lastGet!.twinUrl, twinUrl: undefined } : undefined;
     if (headOfLastGet) {
       route.config = getConfig;
       return;
@@ -194,24 +189,25 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     const routeOptions = own === undefined || own === true ? undefined : (own as CorsOptions<FastifyRequest>);
     const methods = Array.isArray(route.method) ? [...route.method] : oneMethodList(route.method as string);
     const declared = route.config;
-    if (router === undefined) {
-      route.config = { ...config, [ROUTE]: core.route(methods, route.url, routeOptions, routeLabel) } as RouteOptions['config'];
+    let ref: TableRef;
+    if (fastifyRoutes === undefined) {
+      ref = core.route(methods, route.url, routeOptions, routeLabel);
     } else {
       // fastify's router finds the route, whose config leads to its table.
-      const ref = core.routeMatchedElsewhere(pathKey, methods, route.url, routeOptions, routeLabel);
-      route.config = { ...config, [ROUTE]: ref } as RouteOptions['config'];
-      for (const method of methods) if (!coveredMethods.includes(method)) coveredMethods.push(method);
-      if (route.constraints !== undefined && Object.keys(route.constraints).length > 0) fileConstrained(methods, route.url, ref);
+      ref = core.routeMatchedElsewhere(pathKey, methods, route.url, routeOptions, routeLabel);
+      fastifyRoutes.add(methods, route.url, route.constraints, ref);
     }
-    if (methods.includes('GET') && !methods.includes('HEAD')) lastGet = { url: route.url, declared, config: route.config };
+    route.config = { ...config, [ROUTE]: ref } as RouteOptions['config'];
     covered++;
-    // With fastify's router at hand, a twin is found like any route: its config is a copy of its route's.
-    if (router !== undefined) return;
     // A `'/'` route of a prefixed plugin comes here as `prefix` (routePath ''); fastify may add
     // its twin `prefix + '/'` next (not for a route declared as '' itself: hence the check later).
-    if (route.routePath === '' && route.prefix !== '' && route.method !== 'HEAD' && (route.prefixTrailingSlash ?? 'both') === 'both') {
-      twins.push({ methods, path: `${route.prefix}/`, options: routeOptions });
-    }
+    const twinUrl =
+      route.routePath === '' && route.prefix !== '' && route.method !== 'HEAD' && (route.prefixTrailingSlash ?? 'both') === 'both'
+        ? `${route.prefix}/`
+        : undefined;
+    if (methods.includes('GET') && !methods.includes('HEAD')) lastGet = { url: route.url, declared, config: route.config, twinUrl };
+    // The twin's config is a copy of its route's: fastify's router finds it like any route.
+    if (twinUrl !== undefined && fastifyRoutes === undefined) twins.push({ methods, path: twinUrl, options: routeOptions });
   });
 
   fastify.addHook('onReady', async function coverAndSeal(this: FastifyInstance) {
@@ -258,7 +254,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       });
       return;
     }
-    const optionsTable = router === undefined ? core.lookup(request.raw.url ?? '/') : tableOfRequest(request.raw, entry);
+    const optionsTable = tableOfOptions(request.raw, entry);
     if (optionsTable === undefined) return next();
     let handedOn = false;
     respond(core, optionsTable, request, reply.raw, (error?: unknown) => {
@@ -274,55 +270,6 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   }
   if (libCorsOnRequest.name !== hookName) Object.defineProperty(libCorsOnRequest, 'name', { value: hookName });
   fastify.addHook('onRequest', libCorsOnRequest);
-
-  /**
-   * The table of an OPTIONS request: that of the route fastify runs for the method a preflight
-   * names (rule E decides a preflight by that method's policy), or, for a plain OPTIONS, of the
-   * application's own OPTIONS route fastify ran; else of another route of the path.
-   */
-  function tableOfRequest(raw: IncomingMessage, entry: RouteEntry | undefined): PathTable | undefined {
-    const requested = raw.headers['access-control-request-method'];
-    if (requested === undefined && typeof entry === 'object') return entry.table;
-    // fastify ran the OPTIONS * route for a plain OPTIONS: the path has no OPTIONS route to find.
-    return tableOfUrl(raw.url ?? '/', typeof requested === 'string' ? requested : undefined, raw);
-  }
-
-  /**
-   * The table of the covered route that fastify's router finds for `url` and `method`, else for
-   * the path's other methods: the path's table is the same for each of them, as the path's
-   * declared methods are filed together. With `raw`, routes constrained by host (or by any
-   * constraint fastify derives from the request's headers) are told apart as fastify tells them.
-   */
-  function tableOfUrl(url: string, method: string | undefined, raw: IncomingMessage | undefined): PathTable | undefined {
-    const query = url.indexOf('?');
-    // fastify's router would parse the query string, which nothing here reads.
-    const path = query === -1 ? url : url.slice(0, query);
-    const derived = raw === undefined ? undefined : router!.constrainer?.deriveSyncConstraints?.(raw, undefined);
-    if (method !== undefined) {
-      const table = tableOfFound(router!.find(method, path, derived));
-      if (table !== undefined) return table;
-    }
-    for (const other of coveredMethods) {
-      if (other === method) continue;
-      const table = tableOfFound(router!.find(other, path, derived));
-      if (table !== undefined) return table;
-    }
-    if (constrained === undefined) return undefined;
-    for (const other of method === undefined ? coveredMethods : [method, ...coveredMethods]) {
-      const found = constrained.find(other as FindMyWay.HTTPMethod, path);
-      if (found !== null) return (found.store as TableRef).table;
-    }
-    return undefined;
-  }
-
-  function fileConstrained(methods: readonly string[], url: string, ref: TableRef): void {
-    // The query string is never needed: a constant parser saves find() from parsing it.
-    constrained ??= FindMyWay({ ...matching, querystringParser: () => ({}) });
-    for (const method of methods) {
-      // One path and method with other constraints is the same table (the engine refuses two policies for it).
-      if (!constrained.hasRoute(method as FindMyWay.HTTPMethod, url)) constrained.on(method as FindMyWay.HTTPMethod, url, unusedHandler, ref);
-    }
-  }
 
   /** Covers the twins fastify has now; at the end (`last`), drops those it never added. */
   function coverTwins(instance: FastifyInstance, last: boolean): void {
@@ -386,72 +333,6 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   }
 
   done();
-}
-
-/** What the plugin reads of fastify's router: find-my-way's find(), whose result's store is fastify's context of the route. */
-interface FastifyRouter {
-  find(method: string, path: string, derivedConstraints?: unknown): { readonly store: unknown } | null;
-  readonly constrainer?: { deriveSyncConstraints?(req: IncomingMessage, ctx: undefined): unknown };
-}
-
-/** The part of find-my-way's class that routerOf() wraps for a moment. */
-interface RouterPrototype {
-  find: (...args: unknown[]) => unknown;
-}
-
-/** A loaded find-my-way's main module, by its path in require.cache. */
-const FIND_MY_WAY_MAIN = /[\\/]find-my-way[\\/]index\.js$/;
-
-const unusedHandler = (): void => {};
-
-/** A covered route's table, from what fastify's router found: the route's config holds the engine's reference to it. */
-function tableOfFound(found: { readonly store: unknown } | null): PathTable | undefined {
-  const entry = (found?.store as { readonly config?: RouteConfig } | null | undefined)?.config?.[ROUTE];
-  return typeof entry === 'object' && entry !== null ? (entry as TableRef).table : undefined;
-}
-
-/**
- * fastify's own router (a find-my-way instance), so that an OPTIONS request finds the route
- * fastify would run for it: fastify's own matching, and no second tree of the routes (about
- * 2.5 KB a route). fastify reaches it only through findRoute(), which keeps the matched route to
- * itself; so for the one findRoute() call below, find() of every find-my-way loaded (an
- * application may hold several copies, and fastify uses its own) is wrapped to see which router
- * it runs on, and put back. `undefined` where fastify's find-my-way is not among them (fastify
- * bundled into one file with it): the engine then mirrors the routes into its own tree, matched
- * with fastify's settings, as before.
- */
-function routerOf(fastify: FastifyInstance): FastifyRouter | undefined {
-  const prototypes = loadedFindMyWays();
-  const finds = prototypes.map((prototype) => prototype.find);
-  let router: FastifyRouter | undefined;
-  prototypes.forEach((prototype, index) => {
-    const find = finds[index]!;
-    prototype.find = function findShowingRouter(this: FastifyRouter, ...args: unknown[]) {
-      router ??= this;
-      return find.apply(this, args);
-    };
-  });
-  try {
-    fastify.findRoute({ method: 'OPTIONS', url: '/' });
-  } catch {
-    router = undefined;
-  } finally {
-    prototypes.forEach((prototype, index) => {
-      prototype.find = finds[index]!;
-    });
-  }
-  return typeof router?.find === 'function' ? router : undefined;
-}
-
-/** The prototypes of the find-my-way modules loaded in this process, each once. */
-function loadedFindMyWays(): RouterPrototype[] {
-  const prototypes: RouterPrototype[] = [];
-  for (const [path, loaded] of Object.entries(require.cache)) {
-    if (!FIND_MY_WAY_MAIN.test(path)) continue;
-    const prototype = (loaded?.exports as { prototype?: Partial<RouterPrototype> } | undefined)?.prototype;
-    if (typeof prototype?.find === 'function' && !prototypes.includes(prototype as RouterPrototype)) prototypes.push(prototype as RouterPrototype);
-  }
-  return prototypes;
 }
 
 /** One route as `fastify.printRoutes()` shows it. */

@@ -1,0 +1,164 @@
+/**
+ * Which route fastify runs for an `OPTIONS` request's path, asked of fastify's own router: the
+ * fastify plugin (fastify.ts) keeps each covered route's table in the route's config, and fastify
+ * delivers `OPTIONS` on a path without an `OPTIONS` route of the application's to the plugin's
+ * `OPTIONS *` route, so the path's own route has to be found. Finding it in fastify's router
+ * matches as fastify will, and keeps no second tree of the routes (about 2.5 KB a route). Decides
+ * nothing: it only finds.
+ */
+import type { IncomingMessage } from 'node:http';
+
+import FindMyWay from 'find-my-way';
+
+import type { TableRef } from '../core/cors-core.js';
+import type { PathTable } from '../core/path-table.js';
+import type { PathMatching } from '../core/route-tree.js';
+
+/**
+ * What the plugin decided for a route, kept in the route's config for its onRequest hook: one key,
+ * since fastify copies each route's config with its url and method, and a copy with more keys
+ * than that gets a property array of its own (about 60 bytes a route, GET and HEAD each).
+ */
+export const ROUTE = Symbol('@lib/cors/fastify route');
+export const LEFT_OUT = 'left out';
+export const CATCH_ALL = 'catch-all';
+/** A covered route's entry is the engine's reference to its table (reconfigure() replaces the table). */
+export type RouteEntry = TableRef | typeof LEFT_OUT | typeof CATCH_ALL;
+
+/** What the plugin reads of fastify's router: find-my-way's find(), whose result's store is fastify's context of the route. */
+interface FastifyRouter {
+  find(method: string, path: string, derivedConstraints?: unknown): { readonly store: unknown } | null;
+  readonly constrainer?: { deriveSyncConstraints?(req: IncomingMessage, ctx: undefined): unknown };
+}
+
+/** The part of find-my-way's class that routerOf() wraps for a moment. */
+interface RouterPrototype {
+  find: (...args: unknown[]) => unknown;
+}
+
+/** A loaded find-my-way's main module, by its path in require.cache. */
+const FIND_MY_WAY_MAIN = /[\\/]find-my-way[\\/]index\.js$/;
+
+/** Constraints fastify derives from headers a preflight carries too (the Host): any other is matched by path alone. */
+const PREFLIGHT_CONSTRAINTS = new Set(['host']);
+
+/** What fastify's router found for a method: no route of the application's (none, or only the plugin's `OPTIONS *`). */
+const NO_ROUTE = Symbol('no route');
+
+const unusedHandler = (): void => {};
+
+/** The covered routes of one registration of the plugin, as fastify's router finds them. */
+export class FastifyRoutes {
+  readonly #router: FastifyRouter;
+  readonly #matching: PathMatching;
+  /** The methods of the covered routes, in the order first declared: the other routes of a path are looked for through them. */
+  readonly #methods: string[] = [];
+  /**
+   * The covered routes with a constraint no preflight carries (a version, a custom one read from a
+   * header), by path alone: fastify's router would pass over them for a preflight, and run them
+   * for the actual request. Made at the first such route.
+   */
+  #byPathAlone: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
+
+  private constructor(router: FastifyRouter, matching: PathMatching) {
+    this.#router = router;
+    this.#matching = matching;
+  }
+
+  /**
+   * The routes of `fastify`, found through its own router (a find-my-way instance). fastify reaches
+   * it only through findRoute(), which keeps the matched route to itself; so for one findRoute()
+   * call, find() of every find-my-way loaded (an application may hold several copies, and fastify
+   * uses its own) is wrapped to see which router it runs on, and put back. `undefined` where
+   * fastify's find-my-way is none of them (fastify bundled into one file with it): the plugin then
+   * mirrors the routes into the engine's own tree.
+   */
+  static of(fastify: { findRoute(options: { method: string; url: string }): unknown }, matching: PathMatching): FastifyRoutes | undefined {
+    const wrapped: { prototype: RouterPrototype; find: RouterPrototype['find'] }[] = [];
+    let router: FastifyRouter | undefined;
+    try {
+      for (const prototype of loadedFindMyWays()) {
+        const find = prototype.find;
+        try {
+          prototype.find = function findShowingRouter(this: FastifyRouter, ...args: unknown[]) {
+            router ??= this;
+            return find.apply(this, args);
+          };
+        } catch {
+          // A prototype that cannot be changed (frozen) is none that fastify's router could be seen through.
+          continue;
+        }
+        wrapped.push({ prototype, find });
+      }
+      fastify.findRoute({ method: 'OPTIONS', url: '/' });
+    } catch {
+      router = undefined;
+    } finally {
+      for (const { prototype, find } of wrapped) prototype.find = find;
+    }
+    return typeof router?.find === 'function' ? new FastifyRoutes(router, matching) : undefined;
+  }
+
+  /** Takes a covered route's methods into account, and files it by path if fastify's router would pass over it for a preflight. */
+  add(methods: readonly string[], url: string, constraints: Readonly<Record<string, unknown>> | undefined, ref: TableRef): void {
+    for (const method of methods) if (!this.#methods.includes(method)) this.#methods.push(method);
+    if (constraints === undefined || Object.keys(constraints).every((name) => PREFLIGHT_CONSTRAINTS.has(name))) return;
+    // fastify accepted the path, with its own allowUnsafeRegex; the query string is never needed.
+    this.#byPathAlone ??= FindMyWay({ ...this.#matching, allowUnsafeRegex: true, querystringParser: () => ({}) });
+    for (const method of methods) {
+      // The same path and method under other constraints is the same table (the engine refuses two policies for it).
+      if (!this.#byPathAlone.hasRoute(method as FindMyWay.HTTPMethod, url)) this.#byPathAlone.on(method as FindMyWay.HTTPMethod, url, unusedHandler, ref);
+    }
+  }
+
+  /**
+   * The table of `url`'s path: that of the route fastify runs for `method` (rule E decides a
+   * preflight by the policy of the method it names), or none where that route is left out. Where
+   * the path has no route for `method` (or none is given), that of another covered route of the
+   * path: the path's methods share their tables. With `raw`, routes constrained by host (or by any
+   * constraint fastify derives from the request) are told apart as fastify tells them.
+   */
+  tableOf(url: string, method: string | undefined, raw: IncomingMessage | undefined): PathTable | undefined {
+    const query = url.indexOf('?');
+    // fastify's router would parse the query string, which nothing here reads.
+    const path = query === -1 ? url : url.slice(0, query);
+    const derived = raw === undefined ? undefined : this.#router.constrainer?.deriveSyncConstraints?.(raw, undefined);
+    if (method !== undefined) {
+      const byPath = this.#byPathAlone?.find(method as FindMyWay.HTTPMethod, path);
+      if (byPath !== null && byPath !== undefined) return (byPath.store as TableRef).table;
+      const entry = this.#entryFor(method, path, derived);
+      if (entry !== NO_ROUTE) return typeof entry === 'object' ? entry.table : undefined;
+    }
+    for (const other of this.#methods) {
+      if (other === method) continue;
+      const entry = this.#entryFor(other, path, derived);
+      if (typeof entry === 'object') return entry.table;
+    }
+    if (this.#byPathAlone === undefined) return undefined;
+    for (const other of this.#methods) {
+      const byPath = this.#byPathAlone.find(other as FindMyWay.HTTPMethod, path);
+      if (byPath !== null) return (byPath.store as TableRef).table;
+    }
+    return undefined;
+  }
+
+  /** The entry of the route fastify runs for `method` on `path` (undefined: a route of no registration of the plugin), or NO_ROUTE. */
+  #entryFor(method: string, path: string, derived: unknown): RouteEntry | undefined | typeof NO_ROUTE {
+    const store = this.#router.find(method, path, derived)?.store as { readonly config?: Readonly<Record<symbol, unknown>> } | null | undefined;
+    // A URL find-my-way cannot read is answered with a route of no store (fastify's 400).
+    if (store === null || store === undefined) return NO_ROUTE;
+    const entry = store.config?.[ROUTE] as RouteEntry | undefined;
+    return entry === CATCH_ALL ? NO_ROUTE : entry;
+  }
+}
+
+/** The prototypes of the find-my-way modules loaded in this process, each once. */
+function loadedFindMyWays(): RouterPrototype[] {
+  const prototypes: RouterPrototype[] = [];
+  for (const [path, loaded] of Object.entries(require.cache)) {
+    if (!FIND_MY_WAY_MAIN.test(path)) continue;
+    const prototype = (loaded?.exports as { prototype?: Partial<RouterPrototype> } | undefined)?.prototype;
+    if (typeof prototype?.find === 'function' && !prototypes.includes(prototype as RouterPrototype)) prototypes.push(prototype as RouterPrototype);
+  }
+  return prototypes;
+}
