@@ -32,7 +32,6 @@ import { controlsOf, CorsCore, oneMethodList, routeLabel, type CorsControls, typ
 import { decisionsObserved } from '../diagnostics/channels.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
-import type { PathTable } from '../core/path-table.js';
 import { findMyWayKeyFor, type PathMatching } from '../core/route-tree.js';
 import { CATCH_ALL, FastifyRoutes, LEFT_OUT, ROUTE, type RouteEntry } from './fastify-routes.js';
 import { respond } from './node.js';
@@ -122,9 +121,10 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   /** Routes covered; with none, the engine would cover every path, so the hooks stay idle. */
   let covered = 0;
   /**
-   * `prefix + '/'` twins of the `'/'` routes of a prefixed plugin: fastify serves them beside
-   * `prefix` without telling onRoute. Covered as soon as fastify has them (before the next route,
-   * so a HEAD twin comes after its GET), or at onReady.
+   * `prefix + '/'` twins of the `'/'` routes of a prefixed plugin, for the engine's tree (fastify's
+   * router finds them itself): fastify serves them beside `prefix` without telling onRoute.
+   * Covered as soon as fastify has them (before the next route, so a HEAD twin comes after its
+   * GET), or at onReady.
    */
   let twins: { methods: readonly string[]; path: string; options: CorsOptions<FastifyRequest> | undefined }[] = [];
   /**
