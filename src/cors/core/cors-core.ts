@@ -63,6 +63,13 @@ export type PathKey = string | PathKeyObject | ((path: string) => string);
 export type PathKeyObject = object & { call?: never };
 
 /**
+ * Keys for routeMatchedElsewhere() of frameworks that route with find-my-way (CorsModule's host,
+ * fastify): from here, the module those entry points load already (a package's bundle of it then
+ * needs no second module).
+ */
+export { findMyWayKey, findMyWayKeyFor } from './route-tree.js';
+
+/**
  * A route's options: those merged field by field over the engine's, or, for CorsModule (whose
  * modules each have base options of their own), how to build the whole options from the engine's.
  */

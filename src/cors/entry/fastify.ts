@@ -28,11 +28,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import vary from 'vary';
 
-import { controlsOf, CorsCore, oneMethodList, routeLabel, type CorsControls, type TableRef } from '../core/cors-core.js';
+import { controlsOf, CorsCore, findMyWayKeyFor, oneMethodList, routeLabel, type CorsControls, type TableRef } from '../core/cors-core.js';
 import { decisionsObserved } from '../diagnostics/channels.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
-import { findMyWayKeyFor, type PathMatching } from '../core/route-tree.js';
+import type { PathMatching } from '../core/route-tree.js';
 import { CATCH_ALL, FastifyRoutes, LEFT_OUT, ROUTE, type RouteEntry } from './fastify-routes.js';
 import { respond } from './node.js';
 

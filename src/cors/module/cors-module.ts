@@ -17,9 +17,9 @@ import { restModule, type RestInitContext, type RouteInfo, type RouteStep } from
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { CorsCore, oneMethodList, type TableRef } from '../core/cors-core.js';
+import { CorsCore, findMyWayKey, oneMethodList, type TableRef } from '../core/cors-core.js';
 import { labelText, type RouteLabel } from '../core/errors.js';
-import { findMyWayKey, type PathLookup } from '../core/route-tree.js';
+import type { PathLookup } from '../core/route-tree.js';
 import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
 import { compileUserOptions } from '../core/policy.js';
 import { warnOnceAboutWildcard } from '../entry/credentials.js';
