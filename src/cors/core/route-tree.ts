@@ -60,14 +60,20 @@ export type FindMyWayRouter = Router.Instance<Router.HTTPVersion.V1> | Router.In
 
 const NO_SEARCH_PARAMS = Object.freeze({});
 
-/** A parameter's name in a path; an escaped colon (`::`) is part of a static segment, not a parameter. */
-const PARAMETER_NAME = /::|:[^/:(.-]+/g;
+/** A parameter's name in a path; with an escaped colon (`::`, part of a static segment), the second form keeps it. */
+const PARAMETER_NAME = /:[^/:(.-]+/g;
+const ESCAPED_COLON_OR_PARAMETER_NAME = /::|:[^/:(.-]+/g;
 
 /**
  * A path as find-my-way files it, so that two spellings of one route are one key: `/a/:x` and
- * `/a/:y` share a node.
+ * `/a/:y` share a node. (A replacement string, not a function, where no colon is escaped: half
+ * the time, at every route a framework registers.)
  */
-export const findMyWayKey = (path: string): string => (path.includes(':') ? path.replace(PARAMETER_NAME, (found) => (found === '::' ? found : ':')) : path);
+export const findMyWayKey = (path: string): string => {
+  if (!path.includes(':')) return path;
+  if (!path.includes('::')) return path.replace(PARAMETER_NAME, ':');
+  return path.replace(ESCAPED_COLON_OR_PARAMETER_NAME, (found) => (found === '::' ? found : ':'));
+};
 
 /**
  * findMyWayKey() for a router matching as `matching` says: the spellings it files under one node
@@ -80,6 +86,7 @@ export function findMyWayKeyFor(matching: PathMatching): (path: string) => strin
     let key = findMyWayKey(path);
     if (ignoreDuplicateSlashes) key = key.replace(/\/\/+/g, '/');
     if (ignoreTrailingSlash && key.length > 1 && key.endsWith('/')) key = key.slice(0, -1);
+    // find-my-way lower-cases the whole path, a parameter's pattern too.
     return caseSensitive ? key : key.toLowerCase();
   };
 }
@@ -216,10 +223,12 @@ export class RouteTree {
         `declare ${method} ${path} once, with the options you mean; other methods of ${path} may have options of their own`,
       );
     }
+    const fresh = record.methods.size === 0;
     for (const method of methods) {
       if (!record.methods.has(method)) record.methods.set(method, { policy: own, options, source, registeredMethods: methods, registeredPath: path });
     }
-    completeTables(record);
+    // A new path's table was built from these very methods under this one policy: complete already.
+    if (!fresh || record.methods.size !== methods.length) completeTables(record);
     return record.tables.get(own)!;
   }
 
