@@ -31,7 +31,7 @@ interface FastifyRouter {
   readonly constrainer?: { deriveSyncConstraints?(req: IncomingMessage, ctx: undefined): unknown };
 }
 
-/** The part of find-my-way's class that routerOf() wraps for a moment. */
+/** The part of find-my-way's class that FastifyRoutes.of() wraps for a moment. */
 interface RouterPrototype {
   find: (...args: unknown[]) => unknown;
 }
