@@ -206,7 +206,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
         ? `${route.prefix}/`
         : undefined;
     if (methods.includes('GET') && !methods.includes('HEAD')) lastGet = { url: route.url, declared, config: route.config, twinUrl };
-    // The twin's config is a copy of its route's: fastify's router finds it like any route.
+    // For the engine's tree only: fastify's router finds the twin like any route (its config a copy of this one's).
     if (twinUrl !== undefined && fastifyRoutes === undefined) twins.push({ methods, path: twinUrl, options: routeOptions });
   });
 
