@@ -136,6 +136,8 @@ export class FastifyRoutes {
     }
     if (this.#byPathAlone === undefined) return undefined;
     for (const other of this.#methods) {
+      // The requested method's route by path was looked for first, above.
+      if (other === method) continue;
       const byPath = this.#byPathAlone.find(other as FindMyWay.HTTPMethod, path);
       if (byPath !== null) return (byPath.store as TableRef).table;
     }
