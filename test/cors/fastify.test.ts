@@ -6,9 +6,10 @@
  * reply.send(), Vary merged, unknown paths left to fastify's 404, per-route policies, options
  * refused at registration. Over real sockets, except where only start-up is looked at.
  */
+import { execFileSync } from 'node:child_process';
 import { createRequire, Module } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 
@@ -855,6 +856,31 @@ t.test('on a second copy of fastify, with a find-my-way of its own, the plugin s
   const { send } = await served(t, staticBesideParametric, {}, copy.Fastify);
   t.equal((await send('OPTIONS', '/users/me', preflightOf('https://reader.test', 'GET'))).headers['access-control-allow-origin'], 'https://reader.test');
   t.equal((await send('OPTIONS', '/users/me', preflightOf('https://writer.test', 'PUT'))).headers['access-control-allow-origin'], 'https://writer.test');
+});
+
+t.test("where it reaches fastify's router, the plugin loads no find-my-way of its own: its by-path routes use fastify's", async (t) => {
+  const copy = copiedFastify();
+  t.teardown(copy.remove);
+  // A fresh process: this one has loaded the repository's find-my-way already.
+  const probe = `
+    const Fastify = require(${JSON.stringify(copy.main)});
+    const fastifyCors = require('@lib/cors/fastify');
+    const app = Fastify();
+    app.register(fastifyCors, { origin: 'https://reader.test' });
+    app.register(async (routes) => {
+      routes.get('/users/:id', () => 'any');
+      // A version no preflight carries: filed by path, in a router the plugin makes.
+      routes.put('/users/me', { constraints: { version: '1.0.0' } }, () => 'me');
+    });
+    app.ready().then(async () => {
+      const preflight = await app.inject({ method: 'OPTIONS', url: '/users/me', headers: { origin: 'https://reader.test', 'access-control-request-method': 'PUT' } });
+      const routers = Object.keys(require.cache).filter((file) => /[\\/]find-my-way[\\/]index\.js$/.test(file));
+      console.log(JSON.stringify({ methods: preflight.headers['access-control-allow-methods'], routers }));
+    });
+  `;
+  const { methods, routers } = JSON.parse(execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' })) as { methods: string; routers: string[] };
+  t.equal(methods, 'PUT, OPTIONS', "the preflight found the versioned route through the plugin's by-path routes");
+  t.same(routers, [join(dirname(copy.main), 'node_modules', 'find-my-way', 'index.js')], "the only find-my-way loaded is the copy's that fastify runs on");
 });
 
 t.test("on a fastify whose router the plugin cannot reach (bundled into one file), the engine's own tree covers the routes", async (t) => {

@@ -16,9 +16,10 @@ import type Fastify from 'fastify';
 
 const require = createRequire(import.meta.url);
 
-/** A fastify factory, and a function that removes its files. */
+/** A fastify factory, the file it was loaded from, and a function that removes its files. */
 export interface OtherFastify {
   Fastify: typeof Fastify;
+  main: string;
   remove(): void;
 }
 
@@ -33,7 +34,8 @@ export function copiedFastify(): OtherFastify {
   const copy = join(root, 'node_modules', 'fastify');
   for (const part of ['package.json', 'fastify.js', 'lib']) cpSync(join(fastifyDir, part), join(copy, part), { recursive: true });
   for (const part of ['package.json', 'index.js', 'lib']) cpSync(join(routerDir, part), join(copy, 'node_modules', 'find-my-way', part), { recursive: true });
-  return { Fastify: require(join(copy, 'fastify.js')) as typeof Fastify, remove: () => rmSync(root, { recursive: true, force: true }) };
+  const main = join(copy, 'fastify.js');
+  return { Fastify: require(main) as typeof Fastify, main, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 /** fastify and its dependencies bundled by esbuild into one CommonJS file. */
@@ -41,5 +43,5 @@ export function bundledFastify(): OtherFastify {
   const root = mkdtempSync(join(tmpdir(), 'lib-cors-fastify-bundle-'));
   const outfile = join(root, 'fastify.cjs');
   buildSync({ entryPoints: [require.resolve('fastify')], bundle: true, platform: 'node', format: 'cjs', outfile, logLevel: 'error' });
-  return { Fastify: require(outfile) as typeof Fastify, remove: () => rmSync(root, { recursive: true, force: true }) };
+  return { Fastify: require(outfile) as typeof Fastify, main: outfile, remove: () => rmSync(root, { recursive: true, force: true }) };
 }

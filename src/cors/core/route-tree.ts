@@ -1,5 +1,5 @@
 /** The covered paths in a find-my-way tree whose stores are the path tables; registration checks, and the sealed lookup. */
-import Router from 'find-my-way';
+import type Router from 'find-my-way';
 
 import { describeValue, labelText, RouteRegistrationError, type RouteLabel } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
@@ -274,8 +274,12 @@ export class RouteTree {
   }
 
   #tree(): Router.Instance<Router.HTTPVersion.V1> {
+    if (this.#router !== undefined) return this.#router;
+    // find-my-way is loaded with the first tree, not with the engine: the fastify plugin finds its
+    // routes in fastify's own router, and where that is another copy it need not load this one.
+    const createRouter = require('find-my-way') as typeof Router;
     // The query string is never needed: a constant parser saves find() from parsing it.
-    this.#router ??= Router({ ...this.#matching, querystringParser: () => NO_SEARCH_PARAMS });
+    this.#router = createRouter({ ...this.#matching, querystringParser: () => NO_SEARCH_PARAMS });
     return this.#router;
   }
 }

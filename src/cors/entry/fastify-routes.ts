@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-import FindMyWay from 'find-my-way';
+import type FindMyWay from 'find-my-way';
 
 import type { TableRef } from '../core/cors-core.js';
 import type { PathTable } from '../core/path-table.js';
@@ -36,6 +36,12 @@ interface RouterPrototype {
   find: (...args: unknown[]) => unknown;
 }
 
+/** A loaded find-my-way: its factory, and the prototype of the routers it makes. */
+interface LoadedFindMyWay {
+  readonly createRouter: typeof FindMyWay;
+  readonly prototype: RouterPrototype;
+}
+
 /** A loaded find-my-way's main module, by its path in require.cache. */
 const FIND_MY_WAY_MAIN = /[\\/]find-my-way[\\/]index\.js$/;
 
@@ -50,6 +56,8 @@ const unusedHandler = (): void => {};
 /** The covered routes of one registration of the plugin, as fastify's router finds them. */
 export class FastifyRoutes {
   readonly #router: FastifyRouter;
+  /** The find-my-way fastify's router was made by: the by-path routes match as fastify's own do, and no other copy is loaded. */
+  readonly #createRouter: typeof FindMyWay;
   readonly #matching: PathMatching;
   /** The methods of the covered routes, in the order first declared: the other routes of a path are looked for through them. */
   readonly #methods: string[] = [];
@@ -60,8 +68,9 @@ export class FastifyRoutes {
    */
   #byPathAlone: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
 
-  private constructor(router: FastifyRouter, matching: PathMatching) {
+  private constructor(router: FastifyRouter, createRouter: typeof FindMyWay, matching: PathMatching) {
     this.#router = router;
+    this.#createRouter = createRouter;
     this.#matching = matching;
   }
 
@@ -76,12 +85,17 @@ export class FastifyRoutes {
   static of(fastify: { findRoute(options: { method: string; url: string }): unknown }, matching: PathMatching): FastifyRoutes | undefined {
     const wrapped: { prototype: RouterPrototype; find: RouterPrototype['find'] }[] = [];
     let router: FastifyRouter | undefined;
+    let routerMadeBy: LoadedFindMyWay | undefined;
     try {
-      for (const prototype of loadedFindMyWays()) {
+      for (const loaded of loadedFindMyWays()) {
+        const { prototype } = loaded;
         const find = prototype.find;
         try {
           prototype.find = function findShowingRouter(this: FastifyRouter, ...args: unknown[]) {
-            router ??= this;
+            if (router === undefined) {
+              router = this;
+              routerMadeBy = loaded;
+            }
             return find.apply(this, args);
           };
         } catch {
@@ -96,7 +110,7 @@ export class FastifyRoutes {
     } finally {
       for (const { prototype, find } of wrapped) prototype.find = find;
     }
-    return typeof router?.find === 'function' ? new FastifyRoutes(router, matching) : undefined;
+    return typeof router?.find === 'function' && routerMadeBy !== undefined ? new FastifyRoutes(router, routerMadeBy.createRouter, matching) : undefined;
   }
 
   /** Takes a covered route's methods into account, and files it by path if fastify's router would pass over it for a preflight. */
@@ -104,7 +118,7 @@ export class FastifyRoutes {
     for (const method of methods) if (!this.#methods.includes(method)) this.#methods.push(method);
     if (constraints === undefined || Object.keys(constraints).every((name) => PREFLIGHT_CONSTRAINTS.has(name))) return;
     // fastify accepted the path, with its own allowUnsafeRegex; the query string is never needed.
-    this.#byPathAlone ??= FindMyWay({ ...this.#matching, allowUnsafeRegex: true, querystringParser: () => ({}) });
+    this.#byPathAlone ??= this.#createRouter({ ...this.#matching, allowUnsafeRegex: true, querystringParser: () => ({}) });
     for (const method of methods) {
       // The same path and method under other constraints is the same table (the engine refuses two policies for it).
       if (!this.#byPathAlone.hasRoute(method as FindMyWay.HTTPMethod, url)) this.#byPathAlone.on(method as FindMyWay.HTTPMethod, url, unusedHandler, ref);
@@ -154,13 +168,15 @@ export class FastifyRoutes {
   }
 }
 
-/** The prototypes of the find-my-way modules loaded in this process, each once. */
-function loadedFindMyWays(): RouterPrototype[] {
-  const prototypes: RouterPrototype[] = [];
+/** The find-my-way modules loaded in this process, each once. */
+function loadedFindMyWays(): LoadedFindMyWay[] {
+  const found: LoadedFindMyWay[] = [];
   for (const [path, loaded] of Object.entries(require.cache)) {
     if (!FIND_MY_WAY_MAIN.test(path)) continue;
-    const prototype = (loaded?.exports as { prototype?: Partial<RouterPrototype> } | undefined)?.prototype;
-    if (typeof prototype?.find === 'function' && !prototypes.includes(prototype as RouterPrototype)) prototypes.push(prototype as RouterPrototype);
+    const createRouter = loaded?.exports as (typeof FindMyWay & { prototype?: Partial<RouterPrototype> }) | undefined;
+    const prototype = createRouter?.prototype;
+    if (typeof createRouter !== 'function' || typeof prototype?.find !== 'function') continue;
+    if (!found.some((other) => other.prototype === prototype)) found.push({ createRouter, prototype: prototype as RouterPrototype });
   }
-  return prototypes;
+  return found;
 }
