@@ -874,7 +874,7 @@ t.test("where it reaches fastify's router, the plugin loads no find-my-way of it
     });
     app.ready().then(async () => {
       const preflight = await app.inject({ method: 'OPTIONS', url: '/users/me', headers: { origin: 'https://reader.test', 'access-control-request-method': 'PUT' } });
-      const routers = Object.keys(require.cache).filter((file) => /[\\/]find-my-way[\\/]index\.js$/.test(file));
+      const routers = Object.keys(require.cache).filter((file) => /[\\\\/]find-my-way[\\\\/]index\\.js$/.test(file));
       console.log(JSON.stringify({ methods: preflight.headers['access-control-allow-methods'], routers }));
     });
   `;
