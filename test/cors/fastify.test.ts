@@ -840,7 +840,10 @@ t.test("a loaded find-my-way whose prototype cannot be changed is passed over, a
   // Filed under a path of a find-my-way main module, but frozen: wrapping it throws.
   const frozenPath = join(tmpdir(), 'frozen', 'node_modules', 'find-my-way', 'index.js');
   const frozen = new Module(frozenPath);
-  frozen.exports = { prototype: Object.freeze({ find() {} }) };
+  // A factory like find-my-way's own, whose prototype is frozen.
+  const frozenRouter = function FrozenRouter() {};
+  frozenRouter.prototype = Object.freeze({ find() {} });
+  frozen.exports = frozenRouter;
   require.cache[frozenPath] = frozen;
   t.teardown(() => {
     delete require.cache[frozenPath];
