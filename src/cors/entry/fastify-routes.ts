@@ -84,18 +84,15 @@ export class FastifyRoutes {
    */
   static of(fastify: { findRoute(options: { method: string; url: string }): unknown }, matching: PathMatching): FastifyRoutes | undefined {
     const wrapped: { prototype: RouterPrototype; find: RouterPrototype['find'] }[] = [];
-    let router: FastifyRouter | undefined;
-    let routerMadeBy: LoadedFindMyWay | undefined;
+    // The router fastify's findRoute() ran on, and the find-my-way that made it.
+    let seen: { router: FastifyRouter; madeBy: LoadedFindMyWay } | undefined;
     try {
       for (const loaded of loadedFindMyWays()) {
         const { prototype } = loaded;
         const find = prototype.find;
         try {
           prototype.find = function findShowingRouter(this: FastifyRouter, ...args: unknown[]) {
-            if (router === undefined) {
-              router = this;
-              routerMadeBy = loaded;
-            }
+            seen ??= { router: this, madeBy: loaded };
             return find.apply(this, args);
           };
         } catch {
@@ -106,11 +103,11 @@ export class FastifyRoutes {
       }
       fastify.findRoute({ method: 'OPTIONS', url: '/' });
     } catch {
-      router = undefined;
+      seen = undefined;
     } finally {
       for (const { prototype, find } of wrapped) prototype.find = find;
     }
-    return typeof router?.find === 'function' && routerMadeBy !== undefined ? new FastifyRoutes(router, routerMadeBy.createRouter, matching) : undefined;
+    return typeof seen?.router.find === 'function' ? new FastifyRoutes(seen.router, seen.madeBy.createRouter, matching) : undefined;
   }
 
   /** Takes a covered route's methods into account, and files it by path if fastify's router would pass over it for a preflight. */
