@@ -202,7 +202,7 @@ class Configuration {
     const own = this.tree.isEmpty ? undefined : this.tree.seal(this.policy);
     if (own === undefined && shared.length === 1) return (url, method) => shared[0]!.lookup(url, method);
     return (url, method) => {
-      const table = own?.(url);
+      const table = own?.(url, method);
       if (table !== undefined) return table;
       for (const router of shared) {
         const found = router.lookup(url, method);

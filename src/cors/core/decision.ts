@@ -61,6 +61,15 @@ export function decide<Req>(pathTable: PathTable, requestMethod: string | undefi
   }
 }
 
+/**
+ * The method whose route an OPTIONS request is looked up by: a preflight's requested one, as its
+ * answer is about that request (which, on a URL that two paths match, may be another path's than
+ * OPTIONS), else OPTIONS. Every other request is looked up by its own method.
+ */
+export function lookupMethodOfOptions(origin: string | null | undefined, asked: string | null | undefined): string {
+  return origin === undefined || origin === null || asked === undefined || asked === null ? 'OPTIONS' : asked;
+}
+
 /** The table that decides `method` on a path (rule E): the method's own, else the path's OPTIONS table. */
 export function tableOfMethod(pathTable: PathTable, method: string): PathTable {
   const byMethod = pathTable.byMethod;

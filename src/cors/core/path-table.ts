@@ -39,6 +39,12 @@ export interface PathTable {
    * table of the path. `undefined` when one policy covers the whole path.
    */
   readonly byMethod: ReadonlyMap<string, PathTable> | undefined;
+  /**
+   * Methods the path lacks that another covered path declares and can match on one of its URLs
+   * (`GET /users/:id` for `PUT /users/me`): a request of one of them is looked up again by its
+   * method (core/route-overlaps.ts). `undefined` for most paths.
+   */
+  readonly overlapMethods: ReadonlySet<string> | undefined;
   /** The policy depends on `Origin` (the dynamic kind): only its answers differ by origin. */
   readonly varyOnOrigin: boolean;
   /** Rule C reflects the request's validated `Access-Control-Request-Headers`. */
@@ -116,6 +122,7 @@ export function buildPathTable(route: string, policy: CorsPolicy, methods: Itera
     allow: allowed,
     explicitOptions: registered.includes('OPTIONS'),
     byMethod: undefined,
+    overlapMethods: undefined,
     varyOnOrigin: shared.varyOnOrigin,
     reflectRequestHeaders: shared.reflectRequestHeaders,
     actualAnswer: shared.actualAnswer,
@@ -145,7 +152,17 @@ function allowedMethodsOf(policy: CorsPolicy, allowed: string, scope: MethodScop
   return listed.join(', ');
 }
 
-type Answers = Omit<PathTable, 'route' | 'policy' | 'allow' | 'explicitOptions' | 'byMethod'>;
+/**
+ * `table` answering a plain OPTIONS (rows 1 and 2) with `more` methods in its `Allow`: those that
+ * other paths matching the same URL serve (core/route-overlaps.ts).
+ */
+export function withMoreAllowed(table: PathTable, more: readonly string[]): PathTable {
+  const allow = allowList([...table.allow.split(', ').filter((method) => method !== 'OPTIONS'), ...more]);
+  const optionsAnswer = [...table.actualAnswer, 'Allow', allow];
+  return Object.freeze({ ...table, byMethod: undefined, allow, optionsAnswer, options: { status: 204, headers: optionsAnswer } });
+}
+
+type Answers = Omit<PathTable, 'route' | 'policy' | 'allow' | 'explicitOptions' | 'byMethod' | 'overlapMethods'>;
 
 /** The answers of a policy for a path with `allowed` methods, by policy, then by `Allow`. */
 const sharedAnswers = new WeakMap<CorsPolicy, Map<string, Answers>>();

@@ -1,11 +1,13 @@
 /** The covered paths in a find-my-way tree whose stores are the path tables; registration checks, and the sealed lookup. */
 import type Router from 'find-my-way';
 
+import { tableOfMethod } from './decision.js';
 import { describeValue, labelText, RouteRegistrationError, type RouteLabel } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { sameOptions, type AnyCorsOptions } from './options.js';
-import { buildPathTable, GLOBAL_METHODS, type PathTable } from './path-table.js';
+import { buildPathTable, GLOBAL_METHODS, withMoreAllowed, type PathTable } from './path-table.js';
 import type { CorsPolicy } from './policy.js';
+import { findOverlaps, type CoveredPath } from './route-overlaps.js';
 
 /** How paths are matched; the same names and defaults as find-my-way's own options. */
 export interface PathMatching {
@@ -248,6 +250,7 @@ export class RouteTree {
    * one table (the drop-in for a global CORS middleware).
    */
   seal(globalPolicy: CorsPolicy): PathLookup {
+    const byMethod = this.#routeOverlaps();
     for (const record of this.#records.values()) for (const table of record.tables.values()) Object.freeze(table);
     // What registration needed (each path's methods and options, to merge and to find conflicts)
     // is dropped: the tables hold all a request reads, and a reconfigure() builds a tree anew.
@@ -267,21 +270,141 @@ export class RouteTree {
     // find-my-way walks it uncompiled.
     if (paths <= COMPILED_LOOKUP_LIMIT && canGenerateCode()) router.compile();
     // Hot path: one tree walk; the store is the table.
-    return (url) => {
+    if (byMethod === undefined) {
+      return (url) => {
+        const found = router.find(TREE_METHOD, url);
+        return found === null ? undefined : (found.store as PathTable);
+      };
+    }
+    const overlapLookup = new OverlapLookup(byMethod);
+    return (url, method) => {
       const found = router.find(TREE_METHOD, url);
-      return found === null ? undefined : (found.store as PathTable);
+      if (found === null) return undefined;
+      const table = found.store as PathTable;
+      const overlap = table.overlapMethods;
+      return overlap === undefined || method === undefined ? table : overlapLookup.lookup(table, overlap, url, method);
     };
   }
 
+  /**
+   * Where one URL can match covered paths of different methods (core/route-overlaps.ts): marks
+   * each path that lacks a method another such path declares, rebuilds its tables so that they
+   * never grant that method and say `Vary: Access-Control-Request-Method`, and files the other
+   * paths in one tree per method, where a request of that method is looked up again. `undefined`
+   * when no URL can.
+   */
+  #routeOverlaps(): Map<string, Router.Instance<Router.HTTPVersion.V1>> | undefined {
+    if (this.#router === undefined) return undefined;
+    const matchedElsewhere = new Set(this.#elsewhere.values());
+    const records = [...this.#records.values()].filter((record) => !matchedElsewhere.has(record));
+    // Most applications give every path one method list, or never lack one another path has: no
+    // set is made for their 100,000 paths.
+    const everyMethod = new Set<string>();
+    for (const record of records) for (const method of record.methods.keys()) everyMethod.add(method);
+    if (everyMethod.has('GET')) everyMethod.add('HEAD');
+    const requestMethods = (record: PathRecord) => record.methods.size + (record.methods.has('GET') && !record.methods.has('HEAD') ? 1 : 0);
+    if (records.every((record) => requestMethods(record) === everyMethod.size)) return undefined;
+    const paths = records.map((record): CoveredPath<PathRecord> => {
+      const methods = new Set(record.methods.keys());
+      if (methods.has('GET')) methods.add('HEAD');
+      return { key: record, path: record.store.route, methods };
+    });
+    const overlaps = findOverlaps(paths, this.#matching);
+    if (overlaps.size === 0) return undefined;
+    const byMethod = new Map<string, Router.Instance<Router.HTTPVersion.V1>>();
+    const filed = new Map<string, Set<PathRecord>>();
+    for (const [record, overlap] of overlaps) {
+      completeTables(record, overlap.methods);
+      for (const [other, methods] of overlap.others) {
+        for (const method of methods) {
+          let tree = byMethod.get(method);
+          if (tree === undefined) {
+            tree = this.#newRouter();
+            byMethod.set(method, tree);
+            filed.set(method, new Set());
+          }
+          if (filed.get(method)!.has(other)) continue;
+          filed.get(method)!.add(other);
+          tree.on(TREE_METHOD, other.store.route, unusedHandler, other.store);
+        }
+      }
+    }
+    return byMethod;
+  }
+
   #tree(): Router.Instance<Router.HTTPVersion.V1> {
-    if (this.#router !== undefined) return this.#router;
+    this.#router ??= this.#newRouter();
+    return this.#router;
+  }
+
+  #newRouter(): Router.Instance<Router.HTTPVersion.V1> {
     // find-my-way is loaded with the first tree, not with the engine: the fastify plugin finds its
     // routes in fastify's own router, and where that is another copy it need not load this one.
     const createRouter = require('find-my-way') as typeof Router;
     // The query string is never needed: a constant parser saves find() from parsing it.
-    this.#router = createRouter({ ...this.#matching, querystringParser: () => NO_SEARCH_PARAMS });
-    return this.#router;
+    return createRouter({ ...this.#matching, querystringParser: () => NO_SEARCH_PARAMS });
   }
+}
+
+/**
+ * The second lookup of a request whose method the path it matched lacks, on a URL other paths
+ * can match: the path the application runs for that method, in that method's tree, decides it.
+ */
+class OverlapLookup {
+  readonly #byMethod: ReadonlyMap<string, Router.Instance<Router.HTTPVersion.V1>>;
+  /** By the table found in a method's tree, then by method: that path's table for the method alone. */
+  readonly #routed = new Map<PathTable, Map<string, PathTable>>();
+  /** By the table the URL matched, then by the methods other paths add to its `Allow`. */
+  readonly #allowing = new Map<PathTable, Map<string, PathTable>>();
+
+  constructor(byMethod: ReadonlyMap<string, Router.Instance<Router.HTTPVersion.V1>>) {
+    this.#byMethod = byMethod;
+  }
+
+  lookup(table: PathTable, overlap: ReadonlySet<string>, url: string, method: string): PathTable {
+    if (overlap.has(method)) {
+      const found = this.#byMethod.get(method)!.find(TREE_METHOD, url);
+      if (found !== null) return this.#routedTable(found.store as PathTable, method);
+    }
+    // A plain OPTIONS lists every method the URL is served with, whichever path serves it.
+    if (method !== 'OPTIONS') return table;
+    const more = [...overlap].filter((other) => this.#byMethod.get(other)!.find(TREE_METHOD, url) !== null);
+    return more.length === 0 ? table : this.#allowingTable(table, more);
+  }
+
+  /**
+   * The table of `method` on a path reached from a URL another path matched first. Its preflight
+   * lists that method alone: the URL's other methods may be another path's, under another policy.
+   */
+  #routedTable(found: PathTable, method: string): PathTable {
+    return made(
+      made(this.#routed, found, () => new Map()),
+      method,
+      () => {
+        const only = new Set([method]);
+        const policy = tableOfMethod(found, method).policy;
+        return Object.freeze(buildPathTable(found.route, policy, [method], { own: only, declared: only, decidesUndeclared: false }));
+      },
+    );
+  }
+
+  #allowingTable(table: PathTable, more: readonly string[]): PathTable {
+    return made(
+      made(this.#allowing, table, () => new Map()),
+      more.join(','),
+      () => withMoreAllowed(tableOfMethod(table, 'OPTIONS'), more),
+    );
+  }
+}
+
+/** `map`'s value for `key`, made by `make` the first time. */
+function made<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
 }
 
 /** Refuses a registration without methods, or with one that is no method name in upper case. */
@@ -322,7 +445,7 @@ function checkMethods(methods: readonly string[], path: string, label: RouteLabe
  * (OPTIONS, rows 1 and 2, and methods the path does not declare go to the OPTIONS policy). With
  * one policy the one table is that of a path without per-method policies.
  */
-function completeTables(record: PathRecord): void {
+function completeTables(record: PathRecord, overlapMethods?: ReadonlySet<string>): void {
   const declared = [...record.methods.keys()];
   const policyOf = (method: string): CorsPolicy | undefined => record.methods.get(method)?.policy;
   // OPTIONS follows its own declaration, else GET's policy, else the first method's.
@@ -331,12 +454,13 @@ function completeTables(record: PathRecord): void {
   const effective = (method: string): CorsPolicy => policyOf(method) ?? (method === 'HEAD' ? policyOf('GET') : undefined) ?? optionsPolicy;
   const route = record.store.route;
   const policies = new Set([...record.methods.values()].map((entry) => entry.policy));
-  if (policies.size === 1) {
+  if (policies.size === 1 && overlapMethods === undefined) {
     Object.assign(record.store, buildPathTable(route, optionsPolicy, declared));
     return;
   }
   const methods = new Set([...declared, 'OPTIONS', ...(declared.includes('GET') ? ['HEAD'] : [])]);
-  const declaredSet = new Set(declared);
+  // Methods another path serves on some of this path's URLs are that path's to grant: none is listed here.
+  const declaredSet = new Set([...declared, ...(overlapMethods ?? [])]);
   const byMethod = new Map<string, PathTable>();
   for (const policy of policies) {
     const own = new Set([...methods].filter((method) => effective(method) === policy));
@@ -344,7 +468,7 @@ function completeTables(record: PathRecord): void {
     Object.assign(table, buildPathTable(route, policy, declared, { own, declared: declaredSet, decidesUndeclared: policy === optionsPolicy }));
     for (const method of own) byMethod.set(method, table);
   }
-  for (const table of record.tables.values()) Object.assign(table, { byMethod });
+  for (const table of record.tables.values()) Object.assign(table, { byMethod, overlapMethods });
 }
 
 /** The path's one table object for `policy`, created the first time. */

@@ -6,6 +6,7 @@
  * Deno, Bun and workerd's nodejs_compat provide).
  */
 import { controlsOf, CorsCore, routeLabel, type CoreSettings, type CorsControls } from '../core/cors-core.js';
+import { lookupMethodOfOptions } from '../core/decision.js';
 import type { CorsOptions } from '../core/options.js';
 import { answerFetchRequest, emptyAnswer, pathAndQuery, withAnswer } from './fetch-writer.js';
 
@@ -46,7 +47,12 @@ export function createCors(options?: CorsOptions<Request>, settings?: FetchCorsS
 }
 
 async function answer(core: CorsCore, request: Request, next: FetchHandler): Promise<Response> {
-  const table = core.lookup(pathAndQuery(request.url));
+  const method = request.method;
+  const headers = request.headers;
+  const table = core.lookup(
+    pathAndQuery(request.url),
+    method === 'OPTIONS' ? lookupMethodOfOptions(headers.get('origin'), headers.get('access-control-request-method')) : method,
+  );
   if (table === undefined) return next(request);
   const answered = answerFetchRequest(core, table, request);
   // Awaited only when an async origin function is asked: an await costs a turn of the microtask queue.

@@ -1,0 +1,164 @@
+/**
+ * Which covered paths can match one URL under different methods. The route tree files each path
+ * once, whatever its methods, and its lookup finds the URL's best path; an application's router
+ * picks by method as well. Where the best path lacks the request's method, another path that
+ * matches the same URL may be the one the application runs: beside `PUT /users/me`, a GET of
+ * /users/me runs `GET /users/:id`, and must be decided by that route's policy.
+ */
+import type { PathMatching } from './route-tree.js';
+
+/** A covered path as the comparison sees it: its pattern and every method a request of it may carry. */
+export interface CoveredPath<Key> {
+  readonly key: Key;
+  readonly path: string;
+  /** The declared methods, with HEAD wherever GET is declared (HEAD follows GET). */
+  readonly methods: ReadonlySet<string>;
+}
+
+export interface Overlap<Key> {
+  /** The methods this path lacks that a path matching some of its URLs declares. */
+  readonly methods: Set<string>;
+  /** Those paths, each with the methods of `methods` it declares. */
+  readonly others: Map<Key, Set<string>>;
+}
+
+type Segment = { readonly kind: 'static'; readonly text: string } | { readonly kind: 'parameter' } | { readonly kind: 'wildcard' };
+
+interface TrieNode<Key> {
+  readonly statics: Map<string, TrieNode<Key>>;
+  parameter: TrieNode<Key> | undefined;
+  /** Paths that end here. */
+  readonly ends: CoveredPath<Key>[];
+  /** Paths whose wildcard starts here: they match whatever follows. */
+  readonly wildcards: CoveredPath<Key>[];
+}
+
+/**
+ * For each path that lacks a method some other path declares, the paths that can match one of
+ * its URLs and declare such a method. Paths are compared segment by segment, as find-my-way
+ * matches them: a static segment only matches itself, a segment with a parameter matches any
+ * segment (whatever its regular expression says, so the comparison may find an overlap no URL
+ * has: that costs a request of such a method a second lookup, never a wrong policy), and a
+ * wildcard whatever follows. Only paths that lack a method are walked; the work is one walk of
+ * the paths each of them can meet.
+ */
+export function findOverlaps<Key>(paths: readonly CoveredPath<Key>[], matching: Required<PathMatching>): Map<Key, Overlap<Key>> {
+  const overlaps = new Map<Key, Overlap<Key>>();
+  const everyMethod = new Set<string>();
+  for (const path of paths) for (const method of path.methods) everyMethod.add(method);
+  const root = newNode<Key>();
+  const segmentsOf = new Map<Key, Segment[]>();
+  for (const path of paths) {
+    const segments = splitPath(path.path, matching);
+    segmentsOf.set(path.key, segments);
+    insert(root, segments, path);
+  }
+  for (const path of paths) {
+    // A path with every method lacks none.
+    if (path.methods.size === everyMethod.size) continue;
+    const overlap: Overlap<Key> = { methods: new Set(), others: new Map() };
+    walk(root, segmentsOf.get(path.key)!, 0, (other) => {
+      if (other.key === path.key) return;
+      for (const method of other.methods) {
+        if (path.methods.has(method)) continue;
+        overlap.methods.add(method);
+        const methods = overlap.others.get(other.key);
+        if (methods === undefined) overlap.others.set(other.key, new Set([method]));
+        else methods.add(method);
+      }
+    });
+    if (overlap.methods.size > 0) overlaps.set(path.key, overlap);
+  }
+  return overlaps;
+}
+
+function newNode<Key>(): TrieNode<Key> {
+  return { statics: new Map(), parameter: undefined, ends: [], wildcards: [] };
+}
+
+function insert<Key>(root: TrieNode<Key>, segments: readonly Segment[], path: CoveredPath<Key>): void {
+  let node = root;
+  for (const segment of segments) {
+    if (segment.kind === 'wildcard') {
+      node.wildcards.push(path);
+      return;
+    }
+    if (segment.kind === 'parameter') {
+      node.parameter ??= newNode();
+      node = node.parameter;
+      continue;
+    }
+    let next = node.statics.get(segment.text);
+    if (next === undefined) {
+      next = newNode();
+      node.statics.set(segment.text, next);
+    }
+    node = next;
+  }
+  node.ends.push(path);
+}
+
+/** Calls `meet` with every path that can match a URL the path of `segments` matches (that path included). */
+function walk<Key>(node: TrieNode<Key>, segments: readonly Segment[], at: number, meet: (path: CoveredPath<Key>) => void): void {
+  for (const path of node.wildcards) meet(path);
+  if (at === segments.length) {
+    for (const path of node.ends) meet(path);
+    return;
+  }
+  const segment = segments[at]!;
+  if (segment.kind === 'wildcard') {
+    everyPathBelow(node, meet);
+    return;
+  }
+  if (segment.kind === 'static') {
+    const next = node.statics.get(segment.text);
+    if (next !== undefined) walk(next, segments, at + 1, meet);
+  } else {
+    for (const next of node.statics.values()) walk(next, segments, at + 1, meet);
+  }
+  if (node.parameter !== undefined) walk(node.parameter, segments, at + 1, meet);
+}
+
+function everyPathBelow<Key>(node: TrieNode<Key>, meet: (path: CoveredPath<Key>) => void): void {
+  for (const path of node.ends) meet(path);
+  for (const next of node.statics.values()) {
+    for (const path of next.wildcards) meet(path);
+    everyPathBelow(next, meet);
+  }
+  if (node.parameter !== undefined) {
+    for (const path of node.parameter.wildcards) meet(path);
+    everyPathBelow(node.parameter, meet);
+  }
+}
+
+/**
+ * A path's segments as find-my-way compares them under `matching`: a `/` inside a parameter's
+ * regular expression does not split, `::` is a literal colon, any other colon starts a parameter,
+ * and `*` a wildcard.
+ */
+function splitPath(path: string, matching: Required<PathMatching>): Segment[] {
+  const texts: string[] = [];
+  let current = '';
+  let depth = 0;
+  for (const char of path) {
+    if (char === '(') depth++;
+    else if (char === ')' && depth > 0) depth--;
+    if (char === '/' && depth === 0) {
+      texts.push(current);
+      current = '';
+    } else {
+      current += char;
+    }
+  }
+  texts.push(current);
+  // The empty text before the leading slash.
+  if (texts[0] === '') texts.shift();
+  let kept = matching.ignoreDuplicateSlashes ? texts.filter((text, index) => text !== '' || index === texts.length - 1) : texts;
+  if (matching.ignoreTrailingSlash && kept.length > 0 && kept.at(-1) === '') kept = kept.slice(0, -1);
+  return kept.map((text): Segment => {
+    if (text.includes('*')) return { kind: 'wildcard' };
+    if (text.replaceAll('::', '').includes(':')) return { kind: 'parameter' };
+    const literal = text.replaceAll('::', ':');
+    return { kind: 'static', text: matching.caseSensitive ? literal : literal.toLowerCase() };
+  });
+}
