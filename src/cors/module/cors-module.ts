@@ -18,12 +18,13 @@ import { restModule, type RestInitContext, type RouteInfo, type RouteStep } from
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { CorsCore, findMyWayKey, oneMethodList, type TableRef } from '../core/cors-core.js';
+import { lookupMethodOfOptions } from '../core/decision.js';
 import { labelText, type RouteLabel } from '../core/errors.js';
 import type { PathLookup } from '../core/route-tree.js';
 import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
 import { compileUserOptions } from '../core/policy.js';
 import { warnOnceAboutWildcard } from '../entry/credentials.js';
-import { respond } from '../entry/node.js';
+import { readNodeHeader, respond } from '../entry/node.js';
 import { endEmpty } from '../entry/node-writer.js';
 import { CorsService } from './cors-service.js';
 import { layerCorsOptions } from './layers.js';
@@ -173,9 +174,16 @@ function routeStep(core: CorsCore, tables: ReadonlyMap<RouteInfo, TableRef>): Ro
       sealed = true;
     }
     const ref = route === undefined ? undefined : tables.get(route);
-    // No method given: the router has just shown that the request's own method leads to no table
-    // here, so the engine asks only for the path's routes of the other methods.
-    const table = ref !== undefined ? ref.table : core.lookup(req.url ?? '/');
+    // The router has just shown that the request's own method leads to no table here, so the
+    // engine asks for the path's routes of the other methods; a preflight, for the route of the
+    // method it asks for first (on a URL two paths share, that may be another path's).
+    const table =
+      ref !== undefined
+        ? ref.table
+        : core.lookup(
+            req.url ?? '/',
+            req.method === 'OPTIONS' ? lookupMethodOfOptions(req.headers.origin, readNodeHeader(req, 'access-control-request-method')) : undefined,
+          );
     if (table === undefined) return next();
     respond(core, table, req, res, next);
   };
