@@ -1,18 +1,27 @@
 /**
- * Two covered paths that match one URL with different methods: `GET` and `DELETE /users/:id` for
- * the staff's origins with credentials, `PUT /users/me` open to every origin. A GET of /users/me
- * runs `GET /users/:id` in the application's own router, so it must get that route's policy, not
- * the one of /users/me, which the engine's tree finds first for the URL. Each entry point serves
- * the routes with the router that really runs them (find-my-way in front of the standalone
- * middleware and the fetch adapter, fastify's, the host's), which says which route ran.
+ * Two covered paths that match one URL with different methods: `PUT /users/me` open to every
+ * origin, declared first, and `GET`, `PUT` and `DELETE /users/:id` for the staff's origins with
+ * credentials. A GET of /users/me runs `GET /users/:id` in the application's own router, so it
+ * must get that route's policy, not the open one of /users/me, which a lookup by path alone finds
+ * first; and a preflight there for DELETE, decided by the staff policy, must not list PUT, which on
+ * this URL runs the open route. Each entry point serves the routes with the router that really
+ * runs them (find-my-way in front of the standalone middleware and the fetch adapter; Express's,
+ * Koa's, hono's, fastify's and the host's own), and each handler says which route ran.
  */
-import FindMyWay from 'find-my-way';
+import Router from '@koa/router';
+import express from 'express';
 import Fastify from 'fastify';
+import FindMyWay from 'find-my-way';
+import { Hono } from 'hono';
+import Koa from 'koa';
 import t, { type Test } from 'tap';
 
 import { CorsModule, CorsOptions } from '@lib/cors';
+import { createCors as createExpressCors } from '@lib/cors/express';
 import { fastifyCors } from '@lib/cors/fastify';
 import { createCors as createFetchCors } from '@lib/cors/fetch';
+import { createCors as createHonoCors } from '@lib/cors/hono';
+import { createCors as createKoaCors } from '@lib/cors/koa';
 import { createCors } from '@lib/cors/standalone';
 import { controller, restRootModule, route } from '@lib/rest';
 
@@ -26,83 +35,135 @@ const quiet = { warn: () => {}, error: () => {} };
 const STAFF = { origin: [app, 'https://admin.test'], allowCredentials: true, maxAge: 60 } satisfies CorsOptions;
 const OPEN = { origin: '*', maxAge: 60 } satisfies CorsOptions;
 
+/** The routes, in the order every application declares them. */
+const ROUTES = [
+  ['PUT', '/users/me', OPEN],
+  ['GET', '/users/:id', STAFF],
+  ['PUT', '/users/:id', STAFF],
+  ['DELETE', '/users/:id', STAFF],
+] as const;
+
 interface Seen {
+  status: number;
   headers: Record<string, string>;
   /** The route the application ran (`GET /users/:id`), or `undefined` when the engine answered. */
   ran: string | undefined;
 }
 type Send = (method: string, url: string, headers?: Record<string, string>) => Promise<Seen>;
 
-/** The application's router for the standalone middleware and the fetch adapter: each handler names its route. */
-function applicationRouter() {
+const ranOf = (body: string): string | undefined => (body.startsWith('ran ') ? body.slice(4) : undefined);
+const seenOf = (status: number, headers: Record<string, string>, body: string): Seen => ({
+  status,
+  headers: corsHeadersOf({ status, headers, body }),
+  ran: ranOf(body),
+});
+
+/** The application's own router in front of the standalone middleware and the fetch adapter: find-my-way, naming the route it runs. */
+function applicationRouter(): (method: string, url: string) => string {
   const router = FindMyWay();
-  for (const [method, path] of [
-    ['GET', '/users/:id'],
-    ['DELETE', '/users/:id'],
-    ['PUT', '/users/me'],
-  ] as const) {
-    router.on(method, path, () => {}, { ran: `${method} ${path}` });
-  }
-  return (method: string, url: string) => (router.find(method as 'GET', url)?.store as { ran: string } | undefined)?.ran ?? 'no route';
+  for (const [method, path] of ROUTES) router.on(method, path, () => {}, { ran: `${method} ${path}` });
+  return (method, url) => (router.find(method as 'GET', url)?.store as { ran: string } | undefined)?.ran ?? 'no route';
 }
 
-const ranOf = (body: string): string | undefined => (body.startsWith('ran ') ? body.slice(4) : undefined);
+/** A node:http server's answers as Seen. */
+async function served(t: Test, listener: Parameters<typeof serve>[0]): Promise<Send> {
+  const server = await serve(listener);
+  t.teardown(server.close);
+  return async (method, url, headers = {}) => {
+    const answer = await server.send(method, url, headers);
+    return { status: answer.status, headers: corsHeadersOf(answer), ran: ranOf(answer.body) };
+  };
+}
 
 const ENTRY_POINTS: Record<string, (t: Test) => Promise<Send>> = {
   async standalone(t) {
-    const cors = createCors({}, { logger: quiet }).route(['GET', 'DELETE'], '/users/:id', STAFF).route('PUT', '/users/me', OPEN);
+    const cors = createCors({}, { logger: quiet });
+    for (const [method, path, options] of ROUTES) cors.route(method, path, options);
     const routeOf = applicationRouter();
-    const server = await serve((req, res) => cors.handle(req, res, () => res.end(`ran ${routeOf(req.method!, req.url!)}`)));
-    t.teardown(server.close);
-    return async (method, url, headers = {}) => {
-      const answer = await server.send(method, url, headers);
-      return { headers: corsHeadersOf(answer), ran: ranOf(answer.body) };
-    };
+    return served(t, (req, res) => cors.handle(req, res, () => res.end(`ran ${routeOf(req.method!, req.url!)}`)));
   },
   async fetch() {
-    const cors = createFetchCors({}, { logger: quiet }).route(['GET', 'DELETE'], '/users/:id', STAFF).route('PUT', '/users/me', OPEN);
+    const cors = createFetchCors({}, { logger: quiet });
+    for (const [method, path, options] of ROUTES) cors.route(method, path, options);
     const routeOf = applicationRouter();
     return async (method, url, headers = {}) => {
       const response = await cors.handle(
         new Request(`http://127.0.0.1${url}`, { method, headers }),
         (request) => new Response(`ran ${routeOf(request.method, new URL(request.url).pathname)}`),
       );
-      const body = await response.text();
-      return { headers: corsHeadersOf({ status: response.status, headers: Object.fromEntries(response.headers), body }), ran: ranOf(body) };
+      return seenOf(response.status, Object.fromEntries(response.headers), await response.text());
+    };
+  },
+  async express(t) {
+    const application = express();
+    const cors = createExpressCors({}, { logger: quiet });
+    application.use(cors);
+    for (const [method, path, options] of ROUTES) {
+      application[method.toLowerCase() as 'get'](path, cors.route(options), (_req, res) => {
+        res.send(`ran ${method} ${path}`);
+      });
+    }
+    return served(t, application as never);
+  },
+  async koa(t) {
+    const application = new Koa();
+    const router = new Router();
+    const cors = createKoaCors({}, { logger: quiet });
+    for (const [method, path, options] of ROUTES) {
+      router[method.toLowerCase() as 'get'](path, cors.route(options), (ctx) => {
+        ctx.body = `ran ${method} ${path}`;
+      });
+    }
+    application.use(cors);
+    application.use(router.routes()).use(router.allowedMethods());
+    return served(t, application.callback());
+  },
+  async hono() {
+    const application = new Hono();
+    const cors = createHonoCors(application, {}, { logger: quiet });
+    application.use(cors);
+    for (const [method, path, options] of ROUTES) application.on(method, path, cors.route(options), (c) => c.text(`ran ${method} ${path}`));
+    return async (method, url, headers = {}) => {
+      const response = await application.fetch(new Request(`http://127.0.0.1${url}`, { method, headers }));
+      return seenOf(response.status, Object.fromEntries(response.headers), await response.text());
     };
   },
   async fastify(t) {
     const server = Fastify();
     t.teardown(() => server.close());
     await server.register(fastifyCors, { logger: quiet });
-    server.get('/users/:id', { config: { cors: STAFF } }, async () => 'ran GET /users/:id');
-    server.delete('/users/:id', { config: { cors: STAFF } }, async () => 'ran DELETE /users/:id');
-    server.put('/users/me', { config: { cors: OPEN } }, async () => 'ran PUT /users/me');
+    for (const [method, path, options] of ROUTES) server.route({ method, url: path, config: { cors: options }, handler: async () => `ran ${method} ${path}` });
     await server.ready();
     return async (method, url, headers = {}) => {
       const answer = await server.inject({ method: method as 'GET', url, headers });
       const flat: Record<string, string> = {};
       for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) flat[name] = String(value);
-      return { headers: corsHeadersOf({ status: answer.statusCode, headers: flat, body: '' }), ran: ranOf(answer.body) };
+      return seenOf(answer.statusCode, flat, answer.body);
     };
   },
   async 'host with CorsModule'(t) {
+    // Declared first, as everywhere: the host once looked a preflight up through its methods in
+    // this order, and found PUT's open route for a DELETE.
+    @controller({ providersPerRou: [{ token: CorsOptions, useValue: OPEN }] })
+    class Me {
+      @route('PUT', 'users/me')
+      update() {
+        return 'ran PUT /users/me';
+      }
+    }
     @controller({ providersPerRou: [{ token: CorsOptions, useValue: STAFF }] })
     class Staff {
       @route('GET', 'users/:id')
       read() {
         return 'ran GET /users/:id';
       }
+      @route('PUT', 'users/:id')
+      replace() {
+        return 'ran PUT /users/:id';
+      }
       @route('DELETE', 'users/:id')
       remove() {
         return 'ran DELETE /users/:id';
-      }
-    }
-    @controller({ providersPerRou: [{ token: CorsOptions, useValue: OPEN }] })
-    class Me {
-      @route('PUT', 'users/me')
-      update() {
-        return 'ran PUT /users/me';
       }
     }
     @restRootModule({ imports: [CorsModule], controllers: [Me, Staff], providersPerApp: [] })
@@ -111,7 +172,7 @@ const ENTRY_POINTS: Record<string, (t: Test) => Promise<Send>> = {
     t.teardown(server.close);
     return async (method, url, headers = {}) => {
       const answer = await server.send(method, url, headers);
-      return { headers: corsHeadersOf(answer), ran: ranOf(answer.body.replace(/^"|"$/g, '')) };
+      return { status: answer.status, headers: corsHeadersOf(answer), ran: ranOf(answer.body.replace(/^"|"$/g, '')) };
     };
   },
 };
@@ -139,48 +200,41 @@ for (const [name, start] of Object.entries(ENTRY_POINTS)) {
       t.notOk(answer.headers['access-control-allow-credentials']);
     });
 
-    t.test('a preflight for DELETE /users/me is decided by the staff policy and never lists PUT, which is the open route', async (t) => {
+    t.test('a preflight for DELETE /users/me is decided by the staff policy and never lists PUT, which runs the open route there', async (t) => {
       const answer = await send('OPTIONS', '/users/me', preflight(app, 'DELETE'));
       t.equal(answer.ran, undefined);
       t.equal(answer.headers['access-control-allow-origin'], app);
       t.equal(answer.headers['access-control-allow-credentials'], 'true');
-      const listed = answer.headers['access-control-allow-methods']!.split(', ');
-      t.ok(listed.includes('DELETE'), `DELETE is granted (${listed})`);
-      t.notOk(listed.includes('PUT'), 'PUT /users/me runs under another policy');
+      t.equal(answer.headers['access-control-allow-methods'], 'DELETE', 'the URL runs other methods under another policy');
+      t.match(answer.headers.vary, /Access-Control-Request-Method/);
       const refused = await send('OPTIONS', '/users/me', preflight(stranger, 'DELETE'));
       t.notOk(refused.headers['access-control-allow-origin']);
     });
-  });
-}
 
-// The engine's own tree (the standalone middleware and the fetch adapter) answers these itself.
-for (const name of ['standalone', 'fetch'] as const) {
-  t.test(`${name}: what the engine's tree answers on a URL two paths share`, async (t) => {
-    const send = await ENTRY_POINTS[name]!(t);
-
-    t.test('a preflight routed to another path lists the requested method alone, and every preflight of the URL varies by method', async (t) => {
-      const del = await send('OPTIONS', '/users/me', preflight(app, 'DELETE'));
-      t.equal(del.headers['access-control-allow-methods'], 'DELETE');
-      t.match(del.headers.vary, /Access-Control-Request-Method/);
-      const put = await send('OPTIONS', '/users/me', preflight(stranger, 'PUT'));
-      t.equal(put.headers['access-control-allow-origin'], '*');
-      t.equal(put.headers['access-control-allow-methods'], 'PUT, OPTIONS', 'GET and DELETE are the staff route');
-      t.match(put.headers.vary, /Access-Control-Request-Method/, 'a cache must not hand the PUT answer to a DELETE preflight');
+    t.test("a preflight for PUT /users/me is the open route's, and lists neither GET nor DELETE, which run the staff's", async (t) => {
+      const answer = await send('OPTIONS', '/users/me', preflight(stranger, 'PUT'));
+      t.equal(answer.headers['access-control-allow-origin'], '*');
+      const listed = answer.headers['access-control-allow-methods']!.split(', ');
+      t.ok(listed.includes('PUT'), `PUT is granted (${listed})`);
+      t.notOk(listed.includes('GET') || listed.includes('DELETE'), 'no method of the staff route');
+      t.match(answer.headers.vary, /Access-Control-Request-Method/, 'a cache must not hand the PUT answer to a DELETE preflight');
     });
 
     t.test('a plain OPTIONS of /users/me lists the methods of both routes', async (t) => {
       const answer = await send('OPTIONS', '/users/me');
       t.equal(answer.headers.allow, 'PUT, GET, HEAD, DELETE, OPTIONS');
-      const other = await send('OPTIONS', '/users/7');
-      t.equal(other.headers.allow, 'GET, HEAD, DELETE, OPTIONS', '/users/7 is the staff route alone');
     });
 
-    t.test('a URL only one path matches is answered as before', async (t) => {
-      const answer = await send('GET', '/users/7', { Origin: stranger });
-      t.equal(answer.ran, 'GET /users/:id');
-      t.notOk(answer.headers['access-control-allow-origin']);
-      const preflightAnswer = await send('OPTIONS', '/users/7', preflight(app, 'DELETE'));
-      t.equal(preflightAnswer.headers['access-control-allow-methods'], 'GET, HEAD, DELETE, OPTIONS');
+    t.test('a URL only the staff route matches is answered as on any other path', async (t) => {
+      const get = await send('GET', '/users/7', { Origin: stranger });
+      t.equal(get.ran, 'GET /users/:id');
+      t.notOk(get.headers['access-control-allow-origin']);
+      const put = await send('PUT', '/users/7', { Origin: app });
+      t.equal(put.ran, 'PUT /users/:id');
+      t.equal(put.headers['access-control-allow-origin'], app);
+      const answer = await send('OPTIONS', '/users/7', preflight(app, 'DELETE'));
+      t.equal(answer.headers['access-control-allow-methods'], 'GET, HEAD, PUT, DELETE, OPTIONS');
+      t.equal((await send('OPTIONS', '/users/7')).headers.allow, 'GET, HEAD, PUT, DELETE, OPTIONS');
     });
   });
 }

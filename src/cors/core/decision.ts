@@ -62,12 +62,15 @@ export function decide<Req>(pathTable: PathTable, requestMethod: string | undefi
 }
 
 /**
- * The method whose route an OPTIONS request is looked up by: a preflight's requested one, as its
- * answer is about that request (which, on a URL that two paths match, may be another path's than
- * OPTIONS), else OPTIONS. Every other request is looked up by its own method.
+ * The method whose route decides a request, and which a lookup finds the route of: a preflight's
+ * requested one (its answer is about that request, which on a URL that two paths match may run
+ * another path's route than OPTIONS would), else the request's own. Only an OPTIONS request can
+ * be a preflight, so no other has its headers read (`read` is the entry point's own reader).
  */
-export function lookupMethodOfOptions(origin: string | null | undefined, asked: string | null | undefined): string {
-  return origin === undefined || origin === null || asked === undefined || asked === null ? 'OPTIONS' : asked;
+export function routingMethod<Req>(method: string | undefined, request: Req, read: HeaderReader<Req>): string {
+  if (method !== 'OPTIONS') return method ?? 'GET';
+  const requested = read(request, 'access-control-request-method') ?? undefined;
+  return classify(method, read(request, 'origin') ?? undefined, requested !== undefined) === 'preflight' ? requested! : method;
 }
 
 /** The table that decides `method` on a path (rule E): the method's own, else the path's OPTIONS table. */

@@ -152,14 +152,58 @@ function allowedMethodsOf(policy: CorsPolicy, allowed: string, scope: MethodScop
   return listed.join(', ');
 }
 
-/**
- * `table` answering a plain OPTIONS (rows 1 and 2) with `more` methods in its `Allow`: those that
- * other paths matching the same URL serve (core/route-overlaps.ts).
+/*
+ * On a URL that more than one covered path matches (docs/CONTRACT.md, rule E, "One URL, several
+ * paths"), the URL's answers differ from the path's own: made at the first such request, kept
+ * with the table they come from (a reconfigure() drops them with it).
  */
-export function withMoreAllowed(table: PathTable, more: readonly string[]): PathTable {
-  const allow = allowList([...table.allow.split(', ').filter((method) => method !== 'OPTIONS'), ...more]);
-  const optionsAnswer = [...table.actualAnswer, 'Allow', allow];
-  return Object.freeze({ ...table, byMethod: undefined, allow, optionsAnswer, options: { status: 204, headers: optionsAnswer } });
+const methodAloneTables = new WeakMap<PathTable, Map<string, PathTable>>();
+const allowingTables = new WeakMap<PathTable, Map<string, PathTable>>();
+
+/**
+ * The table of `method` on the path of `decider` (the table that decides `method` there), where
+ * the URL's other methods may run another path's route: its preflight lists `method` alone, and
+ * every preflight answer says `Vary: Access-Control-Request-Method`.
+ */
+export function methodAloneTable(decider: PathTable, method: string): PathTable {
+  return madeOnce(methodAloneTables, decider, method, () => {
+    const only = new Set([method]);
+    return Object.freeze(buildPathTable(decider.route, decider.policy, [method], { own: only, declared: only, decidesUndeclared: false }));
+  });
+}
+
+/**
+ * `optionsTable` (the path's OPTIONS table) answering a plain OPTIONS (rows 1 and 2) with `more`
+ * methods in its `Allow`: those other paths matching the same URL serve.
+ */
+export function withMoreAllowed(optionsTable: PathTable, more: readonly string[]): PathTable {
+  return madeOnce(allowingTables, optionsTable, more.join(','), () => {
+    const allow = allowList([...optionsTable.allow.split(', ').filter((method) => method !== 'OPTIONS'), ...more]);
+    const optionsAnswer = [...optionsTable.actualAnswer, 'Allow', allow];
+    // Its preflights (one asking for OPTIONS itself) are those of any method on such a URL: that method alone.
+    const preflights = methodAloneTable(optionsTable, 'OPTIONS');
+    return Object.freeze({
+      ...preflights,
+      explicitOptions: optionsTable.explicitOptions,
+      allow,
+      optionsAnswer,
+      options: { status: 204, headers: optionsAnswer },
+    });
+  });
+}
+
+function madeOnce(cache: WeakMap<PathTable, Map<string, PathTable>>, table: PathTable, key: string, make: () => PathTable): PathTable {
+  let byKey = cache.get(table);
+  if (byKey === undefined) {
+    byKey = new Map();
+    cache.set(table, byKey);
+  }
+  let made = byKey.get(key);
+  if (made === undefined) {
+    made = make();
+    byKey.set(key, made);
+  }
+  return made;
 }
 
 type Answers = Omit<PathTable, 'route' | 'policy' | 'allow' | 'explicitOptions' | 'byMethod' | 'overlapMethods'>;

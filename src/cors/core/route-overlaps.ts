@@ -1,10 +1,13 @@
 /**
- * Which covered paths can match one URL under different methods. The route tree files each path
- * once, whatever its methods, and its lookup finds the URL's best path; an application's router
- * picks by method as well. Where the best path lacks the request's method, another path that
- * matches the same URL may be the one the application runs: beside `PUT /users/me`, a GET of
- * /users/me runs `GET /users/:id`, and must be decided by that route's policy.
+ * One URL, several paths (docs/CONTRACT.md, rule E): beside `PUT /users/me`, a GET of /users/me
+ * runs `GET /users/:id`, and must be decided by that route's policy; a preflight there must list
+ * no method another path's route runs. The route tree files each path once, whatever its
+ * methods, and finds the URL's best path: findOverlaps() works out at seal which paths can share a
+ * URL with methods the other lacks. Entry points whose framework matches the request see per URL
+ * which routes match: optionsTableOnUrl() gives their OPTIONS answers.
  */
+import { tableOfMethod } from './decision.js';
+import { methodAloneTable, type PathTable, withMoreAllowed } from './path-table.js';
 import type { PathMatching } from './route-tree.js';
 
 /** A covered path as the comparison sees it: its pattern and every method a request of it may carry. */
@@ -161,4 +164,84 @@ function splitPath(path: string, matching: Required<PathMatching>): Segment[] {
     const literal = text.replaceAll('::', ':');
     return { kind: 'static', text: matching.caseSensitive ? literal : literal.toLowerCase() };
   });
+}
+
+/**
+ * Paths whose routes an entry point keeps after asking its framework for them (a walk, the
+ * URL's routes of each method). Matching depends on the path alone, so a path seen again costs
+ * one Map lookup; past the limit the cache starts over, so a flood of distinct paths costs what
+ * the framework's own routing of them costs, and no memory.
+ */
+export const KEPT_PATHS = 1000;
+
+/** What an OPTIONS request's answer needs to know of the routes that match its URL. */
+export interface UrlPaths {
+  /** Routes of more than one path match the URL. */
+  readonly shared: boolean;
+  /** The methods the URL is served with, in the order found; `undefined` where a route serves every method. */
+  readonly methods: readonly string[] | undefined;
+}
+
+const ONE_PATH: UrlPaths = { shared: false, methods: undefined };
+
+/** UrlPaths of the routes matching a URL, each as its methods (`undefined`: every method) and its table. */
+export function urlPathsOf(routes: Iterable<readonly [ReadonlySet<string> | undefined, PathTable]>): UrlPaths {
+  // One object per path: its single table, or the map its tables of several policies share.
+  const paths = new Set<unknown>();
+  let methods: string[] | undefined = [];
+  for (const [routeMethods, table] of routes) {
+    paths.add(table.byMethod ?? table);
+    if (routeMethods === undefined) {
+      methods = undefined;
+      continue;
+    }
+    // HEAD goes after GET in Allow: a route that lists it with GET (@koa/router's) leaves it to that.
+    for (const method of routeMethods) {
+      if (methods !== undefined && !methods.includes(method) && !(method === 'HEAD' && routeMethods.has('GET'))) methods.push(method);
+    }
+  }
+  return paths.size > 1 ? { shared: true, methods } : ONE_PATH;
+}
+
+/**
+ * The UrlPaths of paths, each made from the table of each method's route on the path, and kept
+ * for the paths OPTIONS requests ask again (KEPT_PATHS).
+ */
+export class KeptUrlPaths {
+  readonly #kept = new Map<string, UrlPaths>();
+
+  /** `keep: false` where the answer depends on more of the request than its path (a constraint fastify derives). */
+  of(path: string, methods: Iterable<string>, tableOf: (method: string) => PathTable | undefined, keep = true): UrlPaths {
+    let url = keep ? this.#kept.get(path) : undefined;
+    if (url !== undefined) return url;
+    const found: [ReadonlySet<string>, PathTable][] = [];
+    for (const method of methods) {
+      const table = tableOf(method);
+      if (table !== undefined) found.push([new Set([method]), table]);
+    }
+    url = urlPathsOf(found);
+    if (keep) {
+      if (this.#kept.size >= KEPT_PATHS) this.#kept.clear();
+      this.#kept.set(path, url);
+    }
+    return url;
+  }
+}
+
+/**
+ * The table an OPTIONS request is answered from where routes of more than one path match its URL
+ * (docs/CONTRACT.md, rule E, "One URL, several paths"): a preflight's lists the method it asks for
+ * alone, as the URL's other methods may run another path's route under another policy; a plain
+ * OPTIONS lists in `Allow` every method the URL is served with. Elsewhere, `table` itself.
+ * `method` is the routing method: a preflight's requested one, else OPTIONS.
+ */
+export function optionsTableOnUrl(table: PathTable, method: string, url: UrlPaths): PathTable {
+  if (!url.shared) return table;
+  if (method !== 'OPTIONS') return methodAloneTable(tableOfMethod(table, method), method);
+  const optionsTable = tableOfMethod(table, 'OPTIONS');
+  const own = optionsTable.allow.split(', ');
+  return withMoreAllowed(
+    optionsTable,
+    (url.methods ?? []).filter((other) => !own.includes(other)),
+  );
 }

@@ -5,7 +5,7 @@ import { tableOfMethod } from './decision.js';
 import { describeValue, labelText, RouteRegistrationError, type RouteLabel } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { sameOptions, type AnyCorsOptions } from './options.js';
-import { buildPathTable, GLOBAL_METHODS, withMoreAllowed, type PathTable } from './path-table.js';
+import { buildPathTable, GLOBAL_METHODS, methodAloneTable, withMoreAllowed, type PathTable } from './path-table.js';
 import type { CorsPolicy } from './policy.js';
 import { findOverlaps, type CoveredPath } from './route-overlaps.js';
 
@@ -352,10 +352,6 @@ export class RouteTree {
  */
 class OverlapLookup {
   readonly #byMethod: ReadonlyMap<string, Router.Instance<Router.HTTPVersion.V1>>;
-  /** By the table found in a method's tree, then by method: that path's table for the method alone. */
-  readonly #routed = new Map<PathTable, Map<string, PathTable>>();
-  /** By the table the URL matched, then by the methods other paths add to its `Allow`. */
-  readonly #allowing = new Map<PathTable, Map<string, PathTable>>();
 
   constructor(byMethod: ReadonlyMap<string, Router.Instance<Router.HTTPVersion.V1>>) {
     this.#byMethod = byMethod;
@@ -364,47 +360,13 @@ class OverlapLookup {
   lookup(table: PathTable, overlap: ReadonlySet<string>, url: string, method: string): PathTable {
     if (overlap.has(method)) {
       const found = this.#byMethod.get(method)!.find(TREE_METHOD, url);
-      if (found !== null) return this.#routedTable(found.store as PathTable, method);
+      if (found !== null) return methodAloneTable(tableOfMethod(found.store as PathTable, method), method);
     }
     // A plain OPTIONS lists every method the URL is served with, whichever path serves it.
     if (method !== 'OPTIONS') return table;
     const more = [...overlap].filter((other) => this.#byMethod.get(other)!.find(TREE_METHOD, url) !== null);
-    return more.length === 0 ? table : this.#allowingTable(table, more);
+    return more.length === 0 ? table : withMoreAllowed(tableOfMethod(table, 'OPTIONS'), more);
   }
-
-  /**
-   * The table of `method` on a path reached from a URL another path matched first. Its preflight
-   * lists that method alone: the URL's other methods may be another path's, under another policy.
-   */
-  #routedTable(found: PathTable, method: string): PathTable {
-    return made(
-      made(this.#routed, found, () => new Map()),
-      method,
-      () => {
-        const only = new Set([method]);
-        const policy = tableOfMethod(found, method).policy;
-        return Object.freeze(buildPathTable(found.route, policy, [method], { own: only, declared: only, decidesUndeclared: false }));
-      },
-    );
-  }
-
-  #allowingTable(table: PathTable, more: readonly string[]): PathTable {
-    return made(
-      made(this.#allowing, table, () => new Map()),
-      more.join(','),
-      () => withMoreAllowed(tableOfMethod(table, 'OPTIONS'), more),
-    );
-  }
-}
-
-/** `map`'s value for `key`, made by `make` the first time. */
-function made<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make();
-    map.set(key, value);
-  }
-  return value;
 }
 
 /** Refuses a registration without methods, or with one that is no method name in upper case. */

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 import { answerOf, type Answer } from '../core/answer.js';
 import type { CorsCore } from '../core/cors-core.js';
-import { classify, decide, type Decision, lookupMethodOfOptions, type RequestKind } from '../core/decision.js';
+import { classify, decide, type Decision, type RequestKind, routingMethod } from '../core/decision.js';
 import { isWellFormedOrigin } from '../core/http-grammar.js';
 import type { PathTable } from '../core/path-table.js';
 import { corsCheck, preflightCheck, reasonDocs, splitList, type CheckFailure, type ReasonCode } from './browser-checks.js';
@@ -233,13 +233,9 @@ function lowerCaseHeaders(headers: ExplainRequest['headers']): Record<string, st
  */
 export async function explainRequest(core: CorsCore, request: ExplainRequest, options: ExplainOptions = {}): Promise<Explanation> {
   const headers = lowerCaseHeaders(request.headers);
-  const method = request.method;
-  const table = core.lookup(
-    request.url ?? '/',
-    method === 'OPTIONS' ? lookupMethodOfOptions(headers.origin, headers['access-control-request-method']) : method,
-  );
-  if (table === undefined) return explainUncovered(request);
   const read = (_request: ExplainRequest, name: string): string | undefined => headers[name];
+  const table = core.lookup(request.url ?? '/', routingMethod(request.method, request, read));
+  if (table === undefined) return explainUncovered(request);
   const decision = await decide(table, request.method ?? 'GET', request, read);
   // The policy's own answer: what debug mode adds to a refused preflight is no grant.
   return explainDecision(decision, answerOf(decision, request, read, false), request, options);

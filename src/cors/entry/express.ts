@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { controlsOf, CorsCore, oneMethodList, type CoreSettings, type CorsControls } from '../core/cors-core.js';
+import { routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
@@ -18,7 +19,6 @@ import {
   methodSet,
   ROUTE_OPTIONS,
   RoutesReadOnce,
-  routingMethod,
   samePatterns,
 } from './framework-routes.js';
 import { type Next, readNodeHeader, respond } from './node.js';
@@ -98,7 +98,7 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
     const pathname = routedPath(url);
     if (pathname === undefined) return next();
     const method = routingMethod(req.method, req, readNodeHeader);
-    const table = routes.tableFor(pathname, method);
+    const table = routes.tableFor(pathname, method, req.method);
     // When this request walked the routes, the router takes the walk's matches as it goes on.
     const matches = walked.take();
     const goOn = matches === undefined ? next : (error?: unknown) => nextTakingMatches(matches, next, error);

@@ -13,6 +13,7 @@ import type FindMyWay from 'find-my-way';
 import type { TableRef } from '../core/cors-core.js';
 import type { PathTable } from '../core/path-table.js';
 import type { PathMatching } from '../core/route-tree.js';
+import { KeptUrlPaths, optionsTableOnUrl } from '../core/route-overlaps.js';
 
 /**
  * What the plugin decided for a route, kept in the route's config for its onRequest hook: one key,
@@ -67,6 +68,7 @@ export class FastifyRoutes {
    * for the actual request. Made at the first such route.
    */
   #byPathAlone: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
+  readonly #urlPaths = new KeptUrlPaths();
 
   private constructor(router: FastifyRouter, createRouter: typeof FindMyWay, matching: PathMatching) {
     this.#router = router;
@@ -127,13 +129,27 @@ export class FastifyRoutes {
    * preflight by the policy of the method it names), or none where that route is left out. Where
    * the path has no route for `method` (or none is given), that of another covered route of the
    * path: the path's methods share their tables. With `raw`, routes constrained by host (or by any
-   * constraint fastify derives from the request) are told apart as fastify tells them.
+   * constraint fastify derives from the request) are told apart as fastify tells them. Asked for
+   * OPTIONS requests (and explain()), so on a URL that routes of several paths match it is the
+   * URL's table (optionsTableOnUrl()); `method` is then a preflight's requested one, else none.
    */
   tableOf(url: string, method: string | undefined, raw: IncomingMessage | undefined): PathTable | undefined {
     const query = url.indexOf('?');
     // fastify's router would parse the query string, which nothing here reads.
     const path = query === -1 ? url : url.slice(0, query);
     const derived = raw === undefined ? undefined : this.#router.constrainer?.deriveSyncConstraints?.(raw, undefined);
+    const table = this.#tableOf(path, method, derived);
+    return table === undefined
+      ? undefined
+      : optionsTableOnUrl(
+          table,
+          method ?? 'OPTIONS',
+          // Kept by path where fastify derives no constraint from the request.
+          this.#urlPaths.of(path, this.#methods, (other) => this.#tableOfMethod(other, path, derived), derived === undefined),
+        );
+  }
+
+  #tableOf(path: string, method: string | undefined, derived: unknown): PathTable | undefined {
     if (method !== undefined) {
       const byPath = this.#byPathAlone?.find(method as FindMyWay.HTTPMethod, path);
       if (byPath !== null && byPath !== undefined) return (byPath.store as TableRef).table;
@@ -153,6 +169,13 @@ export class FastifyRoutes {
       if (byPath !== null) return (byPath.store as TableRef).table;
     }
     return undefined;
+  }
+
+  /** The table of the covered route of `method` on `path` that fastify runs (or that a preflight reaches by path alone). */
+  #tableOfMethod(method: string, path: string, derived: unknown): PathTable | undefined {
+    const byPath = this.#byPathAlone?.find(method as FindMyWay.HTTPMethod, path);
+    const entry = byPath === null || byPath === undefined ? this.#entryFor(method, path, derived) : (byPath.store as TableRef);
+    return typeof entry === 'object' ? entry.table : undefined;
   }
 
   /** The entry of the route fastify runs for `method` on `path` (undefined: a route of no registration of the plugin), or NO_ROUTE. */

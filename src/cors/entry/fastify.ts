@@ -29,7 +29,7 @@ import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyReque
 import vary from 'vary';
 
 import { controlsOf, CorsCore, findMyWayKeyFor, oneMethodList, routeLabel, type CorsControls, type TableRef } from '../core/cors-core.js';
-import { lookupMethodOfOptions } from '../core/decision.js';
+import { routingMethod } from '../core/decision.js';
 import { decisionsObserved } from '../diagnostics/channels.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
@@ -110,7 +110,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   /** An OPTIONS request's table: through fastify's router, else the engine's tree. */
   const tableOfOptions =
     fastifyRoutes === undefined
-      ? (raw: IncomingMessage) => core.lookup(raw.url ?? '/', lookupMethodOfOptions(raw.headers.origin, readNodeHeader(raw, 'access-control-request-method')))
+      ? (raw: IncomingMessage) => core.lookup(raw.url ?? '/', routingMethod(raw.method, raw, readNodeHeader))
       : (raw: IncomingMessage, entry: RouteEntry | undefined) => {
           const requested = raw.headers['access-control-request-method'];
           // A plain OPTIONS that fastify ran the application's own OPTIONS route for: that route's.

@@ -6,9 +6,9 @@
  * Deno, Bun and workerd's nodejs_compat provide).
  */
 import { controlsOf, CorsCore, routeLabel, type CoreSettings, type CorsControls } from '../core/cors-core.js';
-import { lookupMethodOfOptions } from '../core/decision.js';
+import { routingMethod } from '../core/decision.js';
 import type { CorsOptions } from '../core/options.js';
-import { answerFetchRequest, emptyAnswer, pathAndQuery, withAnswer } from './fetch-writer.js';
+import { answerFetchRequest, emptyAnswer, pathAndQuery, readFetchHeader, withAnswer } from './fetch-writer.js';
 
 export * from './common-exports.js';
 
@@ -47,12 +47,7 @@ export function createCors(options?: CorsOptions<Request>, settings?: FetchCorsS
 }
 
 async function answer(core: CorsCore, request: Request, next: FetchHandler): Promise<Response> {
-  const method = request.method;
-  const headers = request.headers;
-  const table = core.lookup(
-    pathAndQuery(request.url),
-    method === 'OPTIONS' ? lookupMethodOfOptions(headers.get('origin'), headers.get('access-control-request-method')) : method,
-  );
+  const table = core.lookup(pathAndQuery(request.url), routingMethod(request.method, request, readFetchHeader));
   if (table === undefined) return next(request);
   const answered = answerFetchRequest(core, table, request);
   // Awaited only when an async origin function is asked: an await costs a turn of the microtask queue.

@@ -1,8 +1,8 @@
 /** For frameworks that route requests themselves (Express, Koa): the route a request will run, found by the framework's own matcher in its own order, with that route's table. */
 import type { CorsCore, TableRef } from '../core/cors-core.js';
-import { classify } from '../core/decision.js';
 import type { CorsOptions } from '../core/options.js';
 import type { PathTable } from '../core/path-table.js';
+import { KEPT_PATHS, optionsTableOnUrl, type UrlPaths, urlPathsOf } from '../core/route-overlaps.js';
 
 /** Marks the no-op middleware that `cors.route()` returns in Express, Koa and hono, with the route's options. */
 export const ROUTE_OPTIONS = Symbol('@lib/cors route options');
@@ -69,17 +69,16 @@ export function methodSet(methods: readonly string[]): ReadonlySet<string> {
  */
 export type RouteWalk = (pathname: string, requestMethod: string, host: string | undefined) => readonly FrameworkRoute[];
 
-/**
- * Paths whose walk is kept. Matching depends on the path alone, so a path seen again costs one
- * Map lookup; past the limit the cache starts over, so a flood of distinct paths costs what the
- * framework's own routing of them costs, and no memory.
- */
-const CACHED_PATHS = 1000;
+/** A path's walk: the routes that match it, and what its OPTIONS answers need. */
+interface Walk {
+  readonly routes: readonly FrameworkRoute[];
+  readonly url: UrlPaths;
+}
 
 /** A framework's routes, asked the way the framework asks them. */
 export class FrameworkRoutes {
   readonly #walk: RouteWalk;
-  readonly #seen = new Map<string, readonly FrameworkRoute[]>();
+  readonly #seen = new Map<string, Walk>();
 
   constructor(walk: RouteWalk) {
     this.#walk = walk;
@@ -90,36 +89,35 @@ export class FrameworkRoutes {
    * route that handles the method (HEAD: a route of HEAD or GET), as the framework would run it;
    * else, where routes match the path but none has the method, the first of them, whose path's
    * OPTIONS policy then decides. `undefined` where no route matches: the path is not covered.
-   * `requestMethod` is the request's own method, where `method` is a preflight's requested one.
-   * `host`, where the framework matches hosts too, is part of what the walk is kept under.
+   * `requestMethod` is the request's own method, where `method` is a preflight's requested one;
+   * an OPTIONS request on a URL that routes of several paths match gets the URL's table
+   * (optionsTableOnUrl()). `host`, where the framework matches hosts too, is part of what the walk
+   * is kept under.
    */
   tableFor(pathname: string, method: string, requestMethod = method, host?: string): PathTable | undefined {
     const key = host === undefined ? pathname : `${host} ${pathname}`;
-    let routes = this.#seen.get(key);
-    if (routes === undefined) {
-      routes = this.#walk(pathname, requestMethod, host);
-      if (this.#seen.size >= CACHED_PATHS) this.#seen.clear();
-      this.#seen.set(key, routes);
+    let walk = this.#seen.get(key);
+    if (walk === undefined) {
+      const routes = this.#walk(pathname, requestMethod, host);
+      walk = { routes, url: urlPathsOf(routes.map((route) => [route.methods, route.ref.table])) };
+      if (this.#seen.size >= KEPT_PATHS) this.#seen.clear();
+      this.#seen.set(key, walk);
     }
-    for (const route of routes) if (handles(route, method)) return route.ref.table;
-    return routes[0]?.ref.table;
+    let table: PathTable | undefined;
+    for (const route of walk.routes) {
+      if (handles(route, method)) {
+        table = route.ref.table;
+        break;
+      }
+    }
+    table ??= walk.routes[0]?.ref.table;
+    return table === undefined || requestMethod !== 'OPTIONS' ? table : optionsTableOnUrl(table, method, walk.url);
   }
 }
 
 function handles(route: FrameworkRoute, method: string): boolean {
   const methods = route.methods;
   return methods === undefined || methods.has(method) || (method === 'HEAD' && methods.has('GET'));
-}
-
-/**
- * The method whose route decides a request: a preflight's requested one, else the request's own.
- * Only an OPTIONS request can be a preflight, so no other has its headers read (`readHeader` is the
- * entry point's own, as decide() takes it).
- */
-export function routingMethod<Req>(method: string | undefined, request: Req, readHeader: (request: Req, name: string) => string | null | undefined): string {
-  if (method !== 'OPTIONS') return method ?? 'GET';
-  const requested = readHeader(request, 'access-control-request-method') ?? undefined;
-  return classify(method, readHeader(request, 'origin') ?? undefined, requested !== undefined) === 'preflight' ? requested! : method;
 }
 
 /**

@@ -5,11 +5,13 @@
  */
 import type { Answer } from '../core/answer.js';
 import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
+import { routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
+import { KeptUrlPaths, optionsTableOnUrl } from '../core/route-overlaps.js';
 import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './fetch-writer.js';
-import { type MaybeMarked, markRoute, ROUTE_OPTIONS, RoutesReadOnce, routingMethod } from './framework-routes.js';
+import { type MaybeMarked, markRoute, ROUTE_OPTIONS, RoutesReadOnce } from './framework-routes.js';
 
 export * from './common-exports.js';
 
@@ -71,7 +73,7 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
     // Outside a preflight, hono has already matched the route it will run: asking its router
     // again would run the app's route pattern a second time, which V8 then compiles to machine
     // code (at 10,000 routes, seconds and megabytes on the first request hono alone does not pay).
-    const table = routes.tableFor(c.req.path, method, method === c.req.method ? c.req.matchedRoutes : undefined);
+    const table = routes.tableFor(c.req.path, method, c.req.method, method === c.req.method ? c.req.matchedRoutes : undefined);
     if (table === undefined) {
       await next();
       return undefined;
@@ -101,6 +103,7 @@ class HonoRoutes {
   /** Each route's table, read once per request (reconfigure() replaces it). */
   readonly #tables: Map<RouterRoute, TableRef>;
   readonly #methods: readonly string[];
+  readonly #urlPaths = new KeptUrlPaths();
 
   constructor(app: HonoApp, tables: Map<RouterRoute, TableRef>, methods: readonly string[]) {
     this.#app = app;
@@ -113,9 +116,21 @@ class HonoRoutes {
    * routes match the path but none has the method, the first of them (rule E: its path's OPTIONS
    * policy decides). `undefined`: no route matches. `matched`: the routes hono matched for this
    * very method and path, read first; where none of them is a route of ours (a route of another
-   * method only, or an app mounted in another), hono's router is asked.
+   * method only, or an app mounted in another), hono's router is asked. An OPTIONS request
+   * (`requestMethod`) on a URL that routes of several paths match gets the URL's table.
    */
-  tableFor(path: string, method: string, matched: readonly RouterRoute[] | undefined): PathTable | undefined {
+  tableFor(path: string, method: string, requestMethod: string, matched: readonly RouterRoute[] | undefined): PathTable | undefined {
+    const table = this.#tableFor(path, method, matched);
+    return table === undefined || requestMethod !== 'OPTIONS'
+      ? table
+      : optionsTableOnUrl(
+          table,
+          method,
+          this.#urlPaths.of(path, this.#methods, (other) => this.#first(other, path)),
+        );
+  }
+
+  #tableFor(path: string, method: string, matched: readonly RouterRoute[] | undefined): PathTable | undefined {
     if (matched !== undefined) {
       for (const route of matched) {
         const ref = this.#tables.get(route);

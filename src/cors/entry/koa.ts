@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 import { controlsOf, CorsCore, oneMethodList, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
+import { routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
@@ -17,7 +18,6 @@ import {
   methodSet,
   ROUTE_OPTIONS,
   RoutesReadOnce,
-  routingMethod,
   samePatterns,
 } from './framework-routes.js';
 import { answerRequest, readNodeHeader } from './node.js';

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 
 import { answerOf, optionsAnswerUndecided } from '../core/answer.js';
 import type { CorsCore } from '../core/cors-core.js';
-import { decide, type Decision, lookupMethodOfOptions, tableOfMethod } from '../core/decision.js';
+import { decide, type Decision, routingMethod, tableOfMethod } from '../core/decision.js';
 import type { PathTable } from '../core/path-table.js';
 import { decisionsObserved, observeDecision } from '../diagnostics/channels.js';
 import { endEmpty, writeAnswer } from './node-writer.js';
@@ -22,11 +22,7 @@ export interface NodeLikeRequest {
 /** The middleware: off the covered paths it calls `next()` and touches nothing. */
 export function nodeMiddleware(core: CorsCore): NodeMiddleware {
   return function corsMiddleware(req, res, next) {
-    const method = req.method;
-    const table = core.lookup(
-      req.url ?? '/',
-      method === 'OPTIONS' ? lookupMethodOfOptions(req.headers.origin, readNodeHeader(req, 'access-control-request-method')) : method,
-    );
+    const table = core.lookup(req.url ?? '/', routingMethod(req.method, req, readNodeHeader));
     if (table === undefined) return next();
     respond(core, table, req, res, next);
   };

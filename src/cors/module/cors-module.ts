@@ -18,8 +18,9 @@ import { restModule, type RestInitContext, type RouteInfo, type RouteStep } from
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { CorsCore, findMyWayKey, oneMethodList, type TableRef } from '../core/cors-core.js';
-import { lookupMethodOfOptions } from '../core/decision.js';
+import { routingMethod } from '../core/decision.js';
 import { labelText, type RouteLabel } from '../core/errors.js';
+import { KeptUrlPaths, optionsTableOnUrl } from '../core/route-overlaps.js';
 import type { PathLookup } from '../core/route-tree.js';
 import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
 import { compileUserOptions } from '../core/policy.js';
@@ -59,7 +60,7 @@ class CorsInitHook implements InitHook<RestInitContext> {
       core = this.application.core = new CorsCore({}, { logger, source: 'CorsModule', debug: this.debug });
       // The host's router finds a request's route, the route its table: no second tree of the paths.
       core.lookUpWith(hostLookup(context, this.application.tables, this.application.methods));
-      context.addRouteStep(routeStep(core, this.application.tables));
+      context.addRouteStep(routeStep(core, context, this.application.tables, this.application.methods));
     }
     core.knowPolicy(baseOptions, basePolicy);
     this.application.firstModuleOptions ??= baseOptions;
@@ -165,8 +166,13 @@ function hostLookup(context: RestInitContext, tables: ReadonlyMap<RouteInfo, Tab
  * table, with no lookup of the engine's own; only where it is no importing module's (a preflight,
  * a method the path lacks) does the engine look through the path's other routes.
  */
-function routeStep(core: CorsCore, tables: ReadonlyMap<RouteInfo, TableRef>): RouteStep {
+function routeStep(core: CorsCore, context: RestInitContext, tables: ReadonlyMap<RouteInfo, TableRef>, methods: readonly string[]): RouteStep {
   let sealed = false;
+  const urlPaths = new KeptUrlPaths();
+  const tableOfRoute = (method: string, path: string) => {
+    const route = context.matchRoute(method, path);
+    return route === undefined ? undefined : tables.get(route)?.table;
+  };
   return (req, res, route, next) => {
     // Sealing drops what registration needed; the engine's own lookup would have done it here.
     if (!sealed) {
@@ -174,18 +180,29 @@ function routeStep(core: CorsCore, tables: ReadonlyMap<RouteInfo, TableRef>): Ro
       sealed = true;
     }
     const ref = route === undefined ? undefined : tables.get(route);
+    if (ref !== undefined) return respond(core, ref.table, req, res, next);
     // The router has just shown that the request's own method leads to no table here, so the
     // engine asks for the path's routes of the other methods; a preflight, for the route of the
     // method it asks for first (on a URL two paths share, that may be another path's).
-    const table =
-      ref !== undefined
-        ? ref.table
-        : core.lookup(
-            req.url ?? '/',
-            req.method === 'OPTIONS' ? lookupMethodOfOptions(req.headers.origin, readNodeHeader(req, 'access-control-request-method')) : undefined,
-          );
+    const url = req.url ?? '/';
+    const method = req.method === 'OPTIONS' ? routingMethod(req.method, req, readNodeHeader) : undefined;
+    const table = core.lookup(url, method);
     if (table === undefined) return next();
-    respond(core, table, req, res, next);
+    if (method === undefined) return respond(core, table, req, res, next);
+    // An OPTIONS request on a URL that routes of several paths match is answered as that URL's.
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    respond(
+      core,
+      optionsTableOnUrl(
+        table,
+        method,
+        urlPaths.of(path, methods, (other) => tableOfRoute(other, path)),
+      ),
+      req,
+      res,
+      next,
+    );
   };
 }
 
