@@ -258,3 +258,17 @@ t.test('the matching settings decide which paths share a URL', async (t) => {
   t.equal(put.headers['access-control-allow-origin'], '*');
   t.equal((await server.send('OPTIONS', '/files/readme')).headers.allow, 'PUT, GET, HEAD, OPTIONS');
 });
+
+t.test('paths that share a URL under one policy keep their own answers', async (t) => {
+  // An application's own fallback beside its API, every route under the same options.
+  const cors = createCors({ origin: [app] }, { logger: quiet })
+    .route('GET', '/*')
+    .route('POST', '/api/login');
+  const server = await serve((req, res) => cors.handle(req, res, () => res.end('app')));
+  t.teardown(server.close);
+  const answer = await server.send('OPTIONS', '/api/login', preflight(app, 'POST'));
+  t.equal(answer.headers['access-control-allow-methods'], 'POST, OPTIONS', 'the path found first lists its own methods');
+  t.equal(answer.headers.vary, 'Access-Control-Request-Headers', 'no Vary on the method: every method gets the same grant');
+  t.equal((await server.send('OPTIONS', '/api/login')).headers.allow, 'POST, OPTIONS');
+  t.equal((await server.send('GET', '/api/login', { Origin: app })).headers['access-control-allow-origin'], app);
+});

@@ -162,13 +162,14 @@ const allowingTables = new WeakMap<PathTable, Map<string, PathTable>>();
 
 /**
  * The table of `method` on the path of `decider` (the table that decides `method` there), where
- * the URL's other methods may run another path's route: its preflight lists `method` alone, and
- * every preflight answer says `Vary: Access-Control-Request-Method`.
+ * the URL's other methods may run another path's route: its preflight lists `method` alone
+ * (`undefined`: no method, for one no route of the URL serves), and every preflight answer says
+ * `Vary: Access-Control-Request-Method`.
  */
-export function methodAloneTable(decider: PathTable, method: string): PathTable {
-  return madeOnce(methodAloneTables, decider, method, () => {
-    const only = new Set([method]);
-    return Object.freeze(buildPathTable(decider.route, decider.policy, [method], { own: only, declared: only, decidesUndeclared: false }));
+export function methodAloneTable(decider: PathTable, method: string | undefined): PathTable {
+  return madeOnce(methodAloneTables, decider, method ?? '', () => {
+    const only = new Set(method === undefined ? [] : [method]);
+    return Object.freeze(buildPathTable(decider.route, decider.policy, [...only], { own: only, declared: only, decidesUndeclared: false }));
   });
 }
 

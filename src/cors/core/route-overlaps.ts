@@ -61,7 +61,7 @@ export function findOverlaps<Key>(paths: readonly CoveredPath<Key>[], matching: 
     if (path.methods.size === everyMethod.size) continue;
     const overlap: Overlap<Key> = { methods: new Set(), others: new Map() };
     walk(root, segmentsOf.get(path.key)!, 0, (other) => {
-      if (other.key === path.key) return;
+      if (other.key === path.key) return false;
       for (const method of other.methods) {
         if (path.methods.has(method)) continue;
         overlap.methods.add(method);
@@ -69,10 +69,36 @@ export function findOverlaps<Key>(paths: readonly CoveredPath<Key>[], matching: 
         if (methods === undefined) overlap.others.set(other.key, new Set([method]));
         else methods.add(method);
       }
+      return false;
     });
     if (overlap.methods.size > 0) overlaps.set(path.key, overlap);
   }
   return overlaps;
+}
+
+const NO_METHODS: ReadonlySet<string> = new Set();
+
+/**
+ * The paths that can match a URL another of `paths` matches too, whatever their methods: for the
+ * entry points whose router is asked per URL, which need to ask only on those. `matching`: a
+ * find-my-way router's (fastify's, the host's); without it, for a router of another syntax
+ * (hono's), paths are compared loosely: in any case, with or without a trailing slash, and a
+ * segment with an optional part, a regular expression or a wildcard matches whatever follows.
+ */
+export function pathsSharingUrls(paths: Iterable<string>, matching?: Required<PathMatching>): Set<string> {
+  const root = newNode<string>();
+  const segmentsOf = new Map<string, Segment[]>();
+  for (const path of paths) {
+    if (segmentsOf.has(path)) continue;
+    const segments = splitPath(path, matching);
+    segmentsOf.set(path, segments);
+    insert(root, segments, { key: path, path, methods: NO_METHODS });
+  }
+  const sharing = new Set<string>();
+  for (const [path, segments] of segmentsOf) {
+    if (walk(root, segments, 0, (other) => other.key !== path)) sharing.add(path);
+  }
+  return sharing;
 }
 
 function newNode<Key>(): TrieNode<Key> {
@@ -101,51 +127,53 @@ function insert<Key>(root: TrieNode<Key>, segments: readonly Segment[], path: Co
   node.ends.push(path);
 }
 
-/** Calls `meet` with every path that can match a URL the path of `segments` matches (that path included). */
-function walk<Key>(node: TrieNode<Key>, segments: readonly Segment[], at: number, meet: (path: CoveredPath<Key>) => void): void {
-  for (const path of node.wildcards) meet(path);
+/**
+ * Calls `meet` with every path that can match a URL the path of `segments` matches (that path
+ * included), until `meet` returns true; returns whether it did.
+ */
+function walk<Key>(node: TrieNode<Key>, segments: readonly Segment[], at: number, meet: Meet<Key>): boolean {
+  for (const path of node.wildcards) if (meet(path) === true) return true;
   if (at === segments.length) {
-    for (const path of node.ends) meet(path);
-    return;
+    for (const path of node.ends) if (meet(path) === true) return true;
+    return false;
   }
   const segment = segments[at]!;
-  if (segment.kind === 'wildcard') {
-    everyPathBelow(node, meet);
-    return;
-  }
+  if (segment.kind === 'wildcard') return everyPathBelow(node, meet);
   if (segment.kind === 'static') {
     const next = node.statics.get(segment.text);
-    if (next !== undefined) walk(next, segments, at + 1, meet);
+    if (next !== undefined && walk(next, segments, at + 1, meet)) return true;
   } else {
-    for (const next of node.statics.values()) walk(next, segments, at + 1, meet);
+    for (const next of node.statics.values()) if (walk(next, segments, at + 1, meet)) return true;
   }
-  if (node.parameter !== undefined) walk(node.parameter, segments, at + 1, meet);
+  return node.parameter !== undefined && walk(node.parameter, segments, at + 1, meet);
 }
 
-function everyPathBelow<Key>(node: TrieNode<Key>, meet: (path: CoveredPath<Key>) => void): void {
-  for (const path of node.ends) meet(path);
-  for (const next of node.statics.values()) {
-    for (const path of next.wildcards) meet(path);
-    everyPathBelow(next, meet);
+/** `meet` for every path below `node`, its own wildcards excepted (walk() met them). */
+function everyPathBelow<Key>(node: TrieNode<Key>, meet: Meet<Key>): boolean {
+  for (const path of node.ends) if (meet(path) === true) return true;
+  const children = node.parameter === undefined ? [...node.statics.values()] : [...node.statics.values(), node.parameter];
+  for (const next of children) {
+    for (const path of next.wildcards) if (meet(path) === true) return true;
+    if (everyPathBelow(next, meet)) return true;
   }
-  if (node.parameter !== undefined) {
-    for (const path of node.parameter.wildcards) meet(path);
-    everyPathBelow(node.parameter, meet);
-  }
+  return false;
 }
+
+/** Told of each path a walk meets; true stops the walk. */
+type Meet<Key> = (path: CoveredPath<Key>) => boolean | undefined;
 
 /**
  * A path's segments as find-my-way compares them under `matching`: a `/` inside a parameter's
  * regular expression does not split, `::` is a literal colon, any other colon starts a parameter,
- * and `*` a wildcard.
+ * and `*` a wildcard. Without `matching`, loosely (pathsSharingUrls()).
  */
-function splitPath(path: string, matching: Required<PathMatching>): Segment[] {
+function splitPath(path: string, matching: Required<PathMatching> | undefined): Segment[] {
   const texts: string[] = [];
   let current = '';
   let depth = 0;
   for (const char of path) {
-    if (char === '(') depth++;
-    else if (char === ')' && depth > 0) depth--;
+    if (char === '(' || char === '{') depth++;
+    else if ((char === ')' || char === '}') && depth > 0) depth--;
     if (char === '/' && depth === 0) {
       texts.push(current);
       current = '';
@@ -156,13 +184,14 @@ function splitPath(path: string, matching: Required<PathMatching>): Segment[] {
   texts.push(current);
   // The empty text before the leading slash.
   if (texts[0] === '') texts.shift();
-  let kept = matching.ignoreDuplicateSlashes ? texts.filter((text, index) => text !== '' || index === texts.length - 1) : texts;
-  if (matching.ignoreTrailingSlash && kept.length > 0 && kept.at(-1) === '') kept = kept.slice(0, -1);
+  const loose = matching === undefined;
+  let kept = loose || matching.ignoreDuplicateSlashes ? texts.filter((text, index) => text !== '' || index === texts.length - 1) : texts;
+  if ((loose || matching.ignoreTrailingSlash) && kept.length > 0 && kept.at(-1) === '') kept = kept.slice(0, -1);
   return kept.map((text): Segment => {
-    if (text.includes('*')) return { kind: 'wildcard' };
+    if (text.includes('*') || (loose && /[?{}()+]/.test(text))) return { kind: 'wildcard' };
     if (text.replaceAll('::', '').includes(':')) return { kind: 'parameter' };
     const literal = text.replaceAll('::', ':');
-    return { kind: 'static', text: matching.caseSensitive ? literal : literal.toLowerCase() };
+    return { kind: 'static', text: loose || !matching.caseSensitive ? literal.toLowerCase() : literal };
   });
 }
 
@@ -176,7 +205,7 @@ export const KEPT_PATHS = 1000;
 
 /** What an OPTIONS request's answer needs to know of the routes that match its URL. */
 export interface UrlPaths {
-  /** Routes of more than one path match the URL. */
+  /** The URL's routes are of more than one path, and not all under one policy: its answers are the URL's own. */
   readonly shared: boolean;
   /** The methods the URL is served with, in the order found; `undefined` where a route serves every method. */
   readonly methods: readonly string[] | undefined;
@@ -186,11 +215,14 @@ const ONE_PATH: UrlPaths = { shared: false, methods: undefined };
 
 /** UrlPaths of the routes matching a URL, each as its methods (`undefined`: every method) and its table. */
 export function urlPathsOf(routes: Iterable<readonly [ReadonlySet<string> | undefined, PathTable]>): UrlPaths {
-  // One object per path: its single table, or the map its tables of several policies share.
+  // One object per path (its single table, or the map its tables of several policies share), and
+  // every policy of those paths.
   const paths = new Set<unknown>();
+  const policies = new Set<unknown>();
   let methods: string[] | undefined = [];
   for (const [routeMethods, table] of routes) {
     paths.add(table.byMethod ?? table);
+    for (const policy of policiesOf(table)) policies.add(policy);
     if (routeMethods === undefined) {
       methods = undefined;
       continue;
@@ -200,7 +232,13 @@ export function urlPathsOf(routes: Iterable<readonly [ReadonlySet<string> | unde
       if (methods !== undefined && !methods.includes(method) && !(method === 'HEAD' && routeMethods.has('GET'))) methods.push(method);
     }
   }
-  return paths.size > 1 ? { shared: true, methods } : ONE_PATH;
+  // Under one policy, whichever path a method runs, it gets the same grant: the paths' own answers stand.
+  return paths.size > 1 && policies.size > 1 ? { shared: true, methods } : ONE_PATH;
+}
+
+/** The policies of a path, from one of its tables. */
+export function policiesOf(table: PathTable): Iterable<unknown> {
+  return table.byMethod === undefined ? [table.policy] : [...table.byMethod.values()].map((other) => other.policy);
 }
 
 /**
@@ -237,7 +275,11 @@ export class KeptUrlPaths {
  */
 export function optionsTableOnUrl(table: PathTable, method: string, url: UrlPaths): PathTable {
   if (!url.shared) return table;
-  if (method !== 'OPTIONS') return methodAloneTable(tableOfMethod(table, method), method);
+  if (method !== 'OPTIONS') {
+    // A method no route of the URL serves is granted none: the path's own list may hold another path's methods.
+    const served = url.methods === undefined || url.methods.includes(method) || (method === 'HEAD' && url.methods.includes('GET'));
+    return methodAloneTable(tableOfMethod(table, method), served ? method : undefined);
+  }
   const optionsTable = tableOfMethod(table, 'OPTIONS');
   const own = optionsTable.allow.split(', ');
   return withMoreAllowed(

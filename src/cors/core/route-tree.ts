@@ -310,6 +310,13 @@ export class RouteTree {
       return { key: record, path: record.store.route, methods };
     });
     const overlaps = findOverlaps(paths, this.#matching);
+    // Where every path meeting a path decides every method under its one policy, whichever path a
+    // request runs it gets the same answer: the paths' own tables stand.
+    for (const [record, overlap] of overlaps) {
+      const policies = new Set(record.tables.keys());
+      for (const other of overlap.others.keys()) for (const policy of other.tables.keys()) policies.add(policy);
+      if (policies.size === 1) overlaps.delete(record);
+    }
     if (overlaps.size === 0) return undefined;
     const byMethod = new Map<string, Router.Instance<Router.HTTPVersion.V1>>();
     const filed = new Map<string, Set<PathRecord>>();
@@ -443,7 +450,8 @@ function tableOf(record: PathRecord, policy: CorsPolicy): PathTable {
   return table;
 }
 
-function pickMatching(matching: PathMatching): Required<PathMatching> {
+/** `matching` with every setting filled in, find-my-way's defaults for those left out. */
+export function pickMatching(matching: PathMatching): Required<PathMatching> {
   const picked: Record<string, unknown> = { ...DEFAULT_MATCHING };
   for (const field of MATCHING_FIELDS) {
     if (matching[field] !== undefined) picked[field] = matching[field];

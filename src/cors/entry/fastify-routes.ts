@@ -12,8 +12,8 @@ import type FindMyWay from 'find-my-way';
 
 import type { TableRef } from '../core/cors-core.js';
 import type { PathTable } from '../core/path-table.js';
-import type { PathMatching } from '../core/route-tree.js';
-import { KeptUrlPaths, optionsTableOnUrl } from '../core/route-overlaps.js';
+import { KeptUrlPaths, optionsTableOnUrl, pathsSharingUrls } from '../core/route-overlaps.js';
+import { type PathMatching, pickMatching } from '../core/route-tree.js';
 
 /**
  * What the plugin decided for a route, kept in the route's config for its onRequest hook: one key,
@@ -69,6 +69,9 @@ export class FastifyRoutes {
    */
   #byPathAlone: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
   readonly #urlPaths = new KeptUrlPaths();
+  /** The covered routes' paths, as fastify's router files them. */
+  readonly #urls: string[] = [];
+  #sharing: Set<string> | undefined;
 
   private constructor(router: FastifyRouter, createRouter: typeof FindMyWay, matching: PathMatching) {
     this.#router = router;
@@ -115,6 +118,7 @@ export class FastifyRoutes {
   /** Takes a covered route's methods into account, and files it by path if fastify's router would pass over it for a preflight. */
   add(methods: readonly string[], url: string, constraints: Readonly<Record<string, unknown>> | undefined, ref: TableRef): void {
     for (const method of methods) if (!this.#methods.includes(method)) this.#methods.push(method);
+    this.#urls.push(url);
     if (constraints === undefined || Object.keys(constraints).every((name) => PREFLIGHT_CONSTRAINTS.has(name))) return;
     // fastify accepted the path, with its own allowUnsafeRegex; the query string is never needed.
     this.#byPathAlone ??= this.#createRouter({ ...this.#matching, allowUnsafeRegex: true, querystringParser: () => ({}) });
@@ -139,14 +143,11 @@ export class FastifyRoutes {
     const path = query === -1 ? url : url.slice(0, query);
     const derived = raw === undefined ? undefined : this.#router.constrainer?.deriveSyncConstraints?.(raw, undefined);
     const table = this.#tableOf(path, method, derived);
-    return table === undefined
-      ? undefined
-      : optionsTableOnUrl(
-          table,
-          method ?? 'OPTIONS',
-          // Kept by path where fastify derives no constraint from the request.
-          this.#urlPaths.of(path, this.#methods, (other) => this.#tableOfMethod(other, path, derived), derived === undefined),
-        );
+    if (table === undefined || !this.#sharesUrls(table)) return table;
+    // Asks fastify's router for every method's route: only on paths that can share a URL; kept by
+    // path where fastify derives no constraint from the request.
+    const onUrl = this.#urlPaths.of(path, this.#methods, (other) => this.#tableOfMethod(other, path, derived), derived === undefined);
+    return optionsTableOnUrl(table, method ?? 'OPTIONS', onUrl);
   }
 
   #tableOf(path: string, method: string | undefined, derived: unknown): PathTable | undefined {
@@ -169,6 +170,12 @@ export class FastifyRoutes {
       if (byPath !== null) return (byPath.store as TableRef).table;
     }
     return undefined;
+  }
+
+  /** Another covered route's path can match some URL of `table`'s path (worked out at the first OPTIONS request). */
+  #sharesUrls(table: PathTable): boolean {
+    this.#sharing ??= pathsSharingUrls(this.#urls, pickMatching(this.#matching));
+    return this.#sharing.has(table.route);
   }
 
   /** The table of the covered route of `method` on `path` that fastify runs (or that a preflight reaches by path alone). */
