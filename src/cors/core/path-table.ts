@@ -40,11 +40,11 @@ export interface PathTable {
    */
   readonly byMethod: ReadonlyMap<string, PathTable> | undefined;
   /**
-   * Methods the path lacks that another covered path declares and can match on one of its URLs
-   * (`GET /users/:id` for `PUT /users/me`): a request of one of them is looked up again by its
-   * method (core/route-overlaps.ts). `undefined` for most paths.
+   * Another covered path, under another policy, can match some of this path's URLs (`GET
+   * /users/:id` beside `PUT /users/me`): a request here is answered as its URL's
+   * (core/route-overlaps.ts). False for most paths.
    */
-  readonly overlapMethods: ReadonlySet<string> | undefined;
+  readonly sharesUrl: boolean;
   /** The policy depends on `Origin` (the dynamic kind): only its answers differ by origin. */
   readonly varyOnOrigin: boolean;
   /** Rule C reflects the request's validated `Access-Control-Request-Headers`. */
@@ -122,7 +122,7 @@ export function buildPathTable(route: string, policy: CorsPolicy, methods: Itera
     allow: allowed,
     explicitOptions: registered.includes('OPTIONS'),
     byMethod: undefined,
-    overlapMethods: undefined,
+    sharesUrl: false,
     varyOnOrigin: shared.varyOnOrigin,
     reflectRequestHeaders: shared.reflectRequestHeaders,
     actualAnswer: shared.actualAnswer,
@@ -207,7 +207,7 @@ function madeOnce(cache: WeakMap<PathTable, Map<string, PathTable>>, table: Path
   return made;
 }
 
-type Answers = Omit<PathTable, 'route' | 'policy' | 'allow' | 'explicitOptions' | 'byMethod' | 'overlapMethods'>;
+type Answers = Omit<PathTable, 'route' | 'policy' | 'allow' | 'explicitOptions' | 'byMethod' | 'sharesUrl'>;
 
 /** The answers of a policy for a path with `allowed` methods, by policy, then by `Allow`. */
 const sharedAnswers = new WeakMap<CorsPolicy, Map<string, Answers>>();

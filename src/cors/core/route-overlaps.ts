@@ -1,111 +1,58 @@
 /**
  * One URL, several paths (docs/CONTRACT.md, rule E): beside `PUT /users/me`, a GET of /users/me
  * runs `GET /users/:id`, and must be decided by that route's policy; a preflight there must list
- * no method another path's route runs. The route tree files each path once, whatever its
- * methods, and finds the URL's best path: findOverlaps() works out at seal which paths can share a
- * URL with methods the other lacks. Entry points whose framework matches the request see per URL
- * which routes match: optionsTableOnUrl() gives their OPTIONS answers.
+ * no method another path's route runs under another policy. pathsSharingUrls() finds the paths
+ * that can share a URL (the route tree at seal, the entry points that ask their framework at the
+ * first OPTIONS request), so that only requests on those are asked about per URL: each method's
+ * route there (KeptUrlPaths), and the table the request is answered from (optionsTableOnUrl()).
  */
 import { tableOfMethod } from './decision.js';
 import { methodAloneTable, type PathTable, withMoreAllowed } from './path-table.js';
 import type { PathMatching } from './route-tree.js';
 
-/** A covered path as the comparison sees it: its pattern and every method a request of it may carry. */
-export interface CoveredPath<Key> {
-  readonly key: Key;
-  readonly path: string;
-  /** The declared methods, with HEAD wherever GET is declared (HEAD follows GET). */
-  readonly methods: ReadonlySet<string>;
-}
-
-export interface Overlap<Key> {
-  /** The methods this path lacks that a path matching some of its URLs declares. */
-  readonly methods: Set<string>;
-  /** Those paths, each with the methods of `methods` it declares. */
-  readonly others: Map<Key, Set<string>>;
-}
-
 type Segment = { readonly kind: 'static'; readonly text: string } | { readonly kind: 'parameter' } | { readonly kind: 'wildcard' };
 
-interface TrieNode<Key> {
-  readonly statics: Map<string, TrieNode<Key>>;
-  parameter: TrieNode<Key> | undefined;
+/** The paths compared, in a tree of their segments. */
+interface TrieNode {
+  readonly statics: Map<string, TrieNode>;
+  parameter: TrieNode | undefined;
   /** Paths that end here. */
-  readonly ends: CoveredPath<Key>[];
+  readonly ends: string[];
   /** Paths whose wildcard starts here: they match whatever follows. */
-  readonly wildcards: CoveredPath<Key>[];
+  readonly wildcards: string[];
 }
 
 /**
- * For each path that lacks a method some other path declares, the paths that can match one of
- * its URLs and declare such a method. Paths are compared segment by segment, as find-my-way
- * matches them: a static segment only matches itself, a segment with a parameter matches any
- * segment (whatever its regular expression says, so the comparison may find an overlap no URL
- * has: that costs a request of such a method a second lookup, never a wrong policy), and a
- * wildcard whatever follows. Only paths that lack a method are walked; the work is one walk of
- * the paths each of them can meet.
- */
-export function findOverlaps<Key>(paths: readonly CoveredPath<Key>[], matching: Required<PathMatching>): Map<Key, Overlap<Key>> {
-  const overlaps = new Map<Key, Overlap<Key>>();
-  const everyMethod = new Set<string>();
-  for (const path of paths) for (const method of path.methods) everyMethod.add(method);
-  const root = newNode<Key>();
-  const segmentsOf = new Map<Key, Segment[]>();
-  for (const path of paths) {
-    const segments = splitPath(path.path, matching);
-    segmentsOf.set(path.key, segments);
-    insert(root, segments, path);
-  }
-  for (const path of paths) {
-    // A path with every method lacks none.
-    if (path.methods.size === everyMethod.size) continue;
-    const overlap: Overlap<Key> = { methods: new Set(), others: new Map() };
-    walk(root, segmentsOf.get(path.key)!, 0, (other) => {
-      if (other.key === path.key) return false;
-      for (const method of other.methods) {
-        if (path.methods.has(method)) continue;
-        overlap.methods.add(method);
-        const methods = overlap.others.get(other.key);
-        if (methods === undefined) overlap.others.set(other.key, new Set([method]));
-        else methods.add(method);
-      }
-      return false;
-    });
-    if (overlap.methods.size > 0) overlaps.set(path.key, overlap);
-  }
-  return overlaps;
-}
-
-const NO_METHODS: ReadonlySet<string> = new Set();
-
-/**
- * The paths that can match a URL another of `paths` matches too, whatever their methods: for the
- * entry points whose router is asked per URL, which need to ask only on those. `matching`: a
- * find-my-way router's (fastify's, the host's); without it, for a router of another syntax
- * (hono's), paths are compared loosely: in any case, with or without a trailing slash, and a
- * segment with an optional part, a regular expression or a wildcard matches whatever follows.
+ * The paths that can match a URL another of `paths` matches too, whatever their methods. Compared
+ * segment by segment, as find-my-way matches them under `matching` (the route tree's, fastify's,
+ * the host's): a static segment matches itself only, a parameter any segment (whatever its
+ * regular expression: a pair found that no URL has costs a request a second look, never another
+ * answer), a wildcard whatever follows. Without `matching`, for a router of another syntax
+ * (hono's), loosely: in any case, with or without a trailing slash, and a segment with an optional
+ * part, a group or a wildcard matches whatever follows. One walk of the tree of segments per
+ * path, which stops at the first other path it meets.
  */
 export function pathsSharingUrls(paths: Iterable<string>, matching?: Required<PathMatching>): Set<string> {
-  const root = newNode<string>();
+  const root = newNode();
   const segmentsOf = new Map<string, Segment[]>();
   for (const path of paths) {
     if (segmentsOf.has(path)) continue;
     const segments = splitPath(path, matching);
     segmentsOf.set(path, segments);
-    insert(root, segments, { key: path, path, methods: NO_METHODS });
+    insert(root, segments, path);
   }
   const sharing = new Set<string>();
   for (const [path, segments] of segmentsOf) {
-    if (walk(root, segments, 0, (other) => other.key !== path)) sharing.add(path);
+    if (walk(root, segments, 0, (other) => other !== path)) sharing.add(path);
   }
   return sharing;
 }
 
-function newNode<Key>(): TrieNode<Key> {
+function newNode(): TrieNode {
   return { statics: new Map(), parameter: undefined, ends: [], wildcards: [] };
 }
 
-function insert<Key>(root: TrieNode<Key>, segments: readonly Segment[], path: CoveredPath<Key>): void {
+function insert(root: TrieNode, segments: readonly Segment[], path: string): void {
   let node = root;
   for (const segment of segments) {
     if (segment.kind === 'wildcard') {
@@ -131,7 +78,7 @@ function insert<Key>(root: TrieNode<Key>, segments: readonly Segment[], path: Co
  * Calls `meet` with every path that can match a URL the path of `segments` matches (that path
  * included), until `meet` returns true; returns whether it did.
  */
-function walk<Key>(node: TrieNode<Key>, segments: readonly Segment[], at: number, meet: Meet<Key>): boolean {
+function walk(node: TrieNode, segments: readonly Segment[], at: number, meet: Meet): boolean {
   for (const path of node.wildcards) if (meet(path) === true) return true;
   if (at === segments.length) {
     for (const path of node.ends) if (meet(path) === true) return true;
@@ -149,7 +96,7 @@ function walk<Key>(node: TrieNode<Key>, segments: readonly Segment[], at: number
 }
 
 /** `meet` for every path below `node`, its own wildcards excepted (walk() met them). */
-function everyPathBelow<Key>(node: TrieNode<Key>, meet: Meet<Key>): boolean {
+function everyPathBelow(node: TrieNode, meet: Meet): boolean {
   for (const path of node.ends) if (meet(path) === true) return true;
   const children = node.parameter === undefined ? [...node.statics.values()] : [...node.statics.values(), node.parameter];
   for (const next of children) {
@@ -160,7 +107,7 @@ function everyPathBelow<Key>(node: TrieNode<Key>, meet: Meet<Key>): boolean {
 }
 
 /** Told of each path a walk meets; true stops the walk. */
-type Meet<Key> = (path: CoveredPath<Key>) => boolean | undefined;
+type Meet = (path: string) => boolean;
 
 /**
  * A path's segments as find-my-way compares them under `matching`: a `/` inside a parameter's

@@ -1,13 +1,12 @@
 /** The covered paths in a find-my-way tree whose stores are the path tables; registration checks, and the sealed lookup. */
 import type Router from 'find-my-way';
 
-import { tableOfMethod } from './decision.js';
 import { describeValue, labelText, RouteRegistrationError, type RouteLabel } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { sameOptions, type AnyCorsOptions } from './options.js';
-import { buildPathTable, GLOBAL_METHODS, methodAloneTable, withMoreAllowed, type PathTable } from './path-table.js';
+import { buildPathTable, GLOBAL_METHODS, type PathTable } from './path-table.js';
 import type { CorsPolicy } from './policy.js';
-import { findOverlaps, type CoveredPath } from './route-overlaps.js';
+import { KeptUrlPaths, optionsTableOnUrl, pathsSharingUrls } from './route-overlaps.js';
 
 /** How paths are matched; the same names and defaults as find-my-way's own options. */
 export interface PathMatching {
@@ -250,7 +249,7 @@ export class RouteTree {
    * one table (the drop-in for a global CORS middleware).
    */
   seal(globalPolicy: CorsPolicy): PathLookup {
-    const byMethod = this.#routeOverlaps();
+    const byMethod = this.#router === undefined ? undefined : this.#sharedUrls();
     for (const record of this.#records.values()) for (const table of record.tables.values()) Object.freeze(table);
     // What registration needed (each path's methods and options, to merge and to find conflicts)
     // is dropped: the tables hold all a request reads, and a reconfigure() builds a tree anew.
@@ -276,64 +275,56 @@ export class RouteTree {
         return found === null ? undefined : (found.store as PathTable);
       };
     }
-    const overlapLookup = new OverlapLookup(byMethod);
+    const onUrls = new KeptUrlPaths();
+    const methods = [...byMethod.keys()];
+    const tableOfMethod = (method: string, url: string) => byMethod.get(method)?.find(TREE_METHOD, url)?.store as PathTable | undefined;
     return (url, method) => {
       const found = router.find(TREE_METHOD, url);
       if (found === null) return undefined;
       const table = found.store as PathTable;
-      const overlap = table.overlapMethods;
-      return overlap === undefined || method === undefined ? table : overlapLookup.lookup(table, overlap, url, method);
+      if (!table.sharesUrl || method === undefined) return table;
+      // A path that shares URLs with others (core/route-overlaps.ts): the request's method may run
+      // another path's route here, found in that method's tree; the URL's routes, kept per path.
+      const query = url.indexOf('?');
+      const path = query === -1 ? url : url.slice(0, query);
+      const onUrl = onUrls.of(path, methods, (other) => tableOfMethod(other, url));
+      const decider = method === 'OPTIONS' ? table : (tableOfMethod(method, url) ?? table);
+      return optionsTableOnUrl(decider, method, onUrl);
     };
   }
 
   /**
-   * Where one URL can match covered paths of different methods (core/route-overlaps.ts): marks
-   * each path that lacks a method another such path declares, rebuilds its tables so that they
-   * never grant that method and say `Vary: Access-Control-Request-Method`, and files the other
-   * paths in one tree per method, where a request of that method is looked up again. `undefined`
-   * when no URL can.
+   * Where covered paths under different policies can match one URL (core/route-overlaps.ts):
+   * marks their tables, and files each such path in one tree per method it serves, where a request
+   * of that method on such a path is looked up again. `undefined` where no URL can.
    */
-  #routeOverlaps(): Map<string, Router.Instance<Router.HTTPVersion.V1>> | undefined {
-    if (this.#router === undefined) return undefined;
+  #sharedUrls(): Map<string, Router.Instance<Router.HTTPVersion.V1>> | undefined {
     const matchedElsewhere = new Set(this.#elsewhere.values());
     const records = [...this.#records.values()].filter((record) => !matchedElsewhere.has(record));
-    // Most applications give every path one method list, or never lack one another path has: no
-    // set is made for their 100,000 paths.
-    const everyMethod = new Set<string>();
-    for (const record of records) for (const method of record.methods.keys()) everyMethod.add(method);
-    if (everyMethod.has('GET')) everyMethod.add('HEAD');
-    const requestMethods = (record: PathRecord) => record.methods.size + (record.methods.has('GET') && !record.methods.has('HEAD') ? 1 : 0);
-    if (records.every((record) => requestMethods(record) === everyMethod.size)) return undefined;
-    const paths = records.map((record): CoveredPath<PathRecord> => {
+    // Under one policy every path gets the same grant for every method: most applications, and no
+    // path is compared.
+    const policies = new Set<CorsPolicy>();
+    for (const record of records) for (const policy of record.tables.keys()) policies.add(policy);
+    if (policies.size < 2) return undefined;
+    const sharing = pathsSharingUrls(
+      records.map((record) => record.store.route),
+      this.#matching,
+    );
+    if (sharing.size === 0) return undefined;
+    const byMethod = new Map<string, Router.Instance<Router.HTTPVersion.V1>>();
+    for (const record of records) {
+      const path = record.store.route;
+      if (!sharing.has(path)) continue;
+      for (const table of record.tables.values()) Object.assign(table, { sharesUrl: true });
       const methods = new Set(record.methods.keys());
       if (methods.has('GET')) methods.add('HEAD');
-      return { key: record, path: record.store.route, methods };
-    });
-    const overlaps = findOverlaps(paths, this.#matching);
-    // Where every path meeting a path decides every method under its one policy, whichever path a
-    // request runs it gets the same answer: the paths' own tables stand.
-    for (const [record, overlap] of overlaps) {
-      const policies = new Set(record.tables.keys());
-      for (const other of overlap.others.keys()) for (const policy of other.tables.keys()) policies.add(policy);
-      if (policies.size === 1) overlaps.delete(record);
-    }
-    if (overlaps.size === 0) return undefined;
-    const byMethod = new Map<string, Router.Instance<Router.HTTPVersion.V1>>();
-    const filed = new Map<string, Set<PathRecord>>();
-    for (const [record, overlap] of overlaps) {
-      completeTables(record, overlap.methods);
-      for (const [other, methods] of overlap.others) {
-        for (const method of methods) {
-          let tree = byMethod.get(method);
-          if (tree === undefined) {
-            tree = this.#newRouter();
-            byMethod.set(method, tree);
-            filed.set(method, new Set());
-          }
-          if (filed.get(method)!.has(other)) continue;
-          filed.get(method)!.add(other);
-          tree.on(TREE_METHOD, other.store.route, unusedHandler, other.store);
+      for (const method of methods) {
+        let tree = byMethod.get(method);
+        if (tree === undefined) {
+          tree = this.#newRouter();
+          byMethod.set(method, tree);
         }
+        tree.on(TREE_METHOD, path, unusedHandler, record.store);
       }
     }
     return byMethod;
@@ -350,29 +341,6 @@ export class RouteTree {
     const createRouter = require('find-my-way') as typeof Router;
     // The query string is never needed: a constant parser saves find() from parsing it.
     return createRouter({ ...this.#matching, querystringParser: () => NO_SEARCH_PARAMS });
-  }
-}
-
-/**
- * The second lookup of a request whose method the path it matched lacks, on a URL other paths
- * can match: the path the application runs for that method, in that method's tree, decides it.
- */
-class OverlapLookup {
-  readonly #byMethod: ReadonlyMap<string, Router.Instance<Router.HTTPVersion.V1>>;
-
-  constructor(byMethod: ReadonlyMap<string, Router.Instance<Router.HTTPVersion.V1>>) {
-    this.#byMethod = byMethod;
-  }
-
-  lookup(table: PathTable, overlap: ReadonlySet<string>, url: string, method: string): PathTable {
-    if (overlap.has(method)) {
-      const found = this.#byMethod.get(method)!.find(TREE_METHOD, url);
-      if (found !== null) return methodAloneTable(tableOfMethod(found.store as PathTable, method), method);
-    }
-    // A plain OPTIONS lists every method the URL is served with, whichever path serves it.
-    if (method !== 'OPTIONS') return table;
-    const more = [...overlap].filter((other) => this.#byMethod.get(other)!.find(TREE_METHOD, url) !== null);
-    return more.length === 0 ? table : withMoreAllowed(tableOfMethod(table, 'OPTIONS'), more);
   }
 }
 
@@ -414,7 +382,7 @@ function checkMethods(methods: readonly string[], path: string, label: RouteLabe
  * (OPTIONS, rows 1 and 2, and methods the path does not declare go to the OPTIONS policy). With
  * one policy the one table is that of a path without per-method policies.
  */
-function completeTables(record: PathRecord, overlapMethods?: ReadonlySet<string>): void {
+function completeTables(record: PathRecord): void {
   const declared = [...record.methods.keys()];
   const policyOf = (method: string): CorsPolicy | undefined => record.methods.get(method)?.policy;
   // OPTIONS follows its own declaration, else GET's policy, else the first method's.
@@ -423,13 +391,12 @@ function completeTables(record: PathRecord, overlapMethods?: ReadonlySet<string>
   const effective = (method: string): CorsPolicy => policyOf(method) ?? (method === 'HEAD' ? policyOf('GET') : undefined) ?? optionsPolicy;
   const route = record.store.route;
   const policies = new Set([...record.methods.values()].map((entry) => entry.policy));
-  if (policies.size === 1 && overlapMethods === undefined) {
+  if (policies.size === 1) {
     Object.assign(record.store, buildPathTable(route, optionsPolicy, declared));
     return;
   }
   const methods = new Set([...declared, 'OPTIONS', ...(declared.includes('GET') ? ['HEAD'] : [])]);
-  // Methods another path serves on some of this path's URLs are that path's to grant: none is listed here.
-  const declaredSet = new Set([...declared, ...(overlapMethods ?? [])]);
+  const declaredSet = new Set(declared);
   const byMethod = new Map<string, PathTable>();
   for (const policy of policies) {
     const own = new Set([...methods].filter((method) => effective(method) === policy));
@@ -437,7 +404,7 @@ function completeTables(record: PathRecord, overlapMethods?: ReadonlySet<string>
     Object.assign(table, buildPathTable(route, policy, declared, { own, declared: declaredSet, decidesUndeclared: policy === optionsPolicy }));
     for (const method of own) byMethod.set(method, table);
   }
-  for (const table of record.tables.values()) Object.assign(table, { byMethod, overlapMethods });
+  for (const table of record.tables.values()) Object.assign(table, { byMethod });
 }
 
 /** The path's one table object for `policy`, created the first time. */
