@@ -2,9 +2,9 @@
  * One URL, several paths (docs/CONTRACT.md, rule E): beside `PUT /users/me`, a GET of /users/me
  * runs `GET /users/:id`, and must be decided by that route's policy; a preflight there must list
  * no method another path's route runs under another policy. pathsSharingUrls() finds the paths
- * that can share a URL (the route tree at seal, the entry points that ask their framework at the
- * first OPTIONS request), so that only requests on those are asked about per URL: each method's
- * route there (KeptUrlPaths), and the table the request is answered from (optionsTableOnUrl()).
+ * that can share a URL, so that only requests on those are asked about per URL (SharedUrls): each
+ * method's route there, and the table the request is answered from (optionsTableOnUrl(), which
+ * Express's and Koa's walks, kept per path already, call themselves).
  */
 import { tableOfMethod } from './decision.js';
 import { methodAloneTable, type PathTable, withMoreAllowed } from './path-table.js';
@@ -27,12 +27,12 @@ interface TrieNode {
  * segment by segment, as find-my-way matches them under `matching` (the route tree's, fastify's,
  * the host's): a static segment matches itself only, a parameter any segment (whatever its
  * regular expression: a pair found that no URL has costs a request a second look, never another
- * answer), a wildcard whatever follows. Without `matching`, for a router of another syntax
- * (hono's), loosely: in any case, with or without a trailing slash, and a segment with an optional
- * part, a group or a wildcard matches whatever follows. One walk of the tree of segments per
+ * answer), a wildcard whatever follows (settings left out: find-my-way's defaults). `'loose'`, for a
+ * router of another syntax (hono's): in any case, with or without a trailing slash, and a segment
+ * with an optional part, a group or a wildcard matches whatever follows. One walk of the tree of segments per
  * path, which stops at the first other path it meets.
  */
-export function pathsSharingUrls(paths: Iterable<string>, matching?: Required<PathMatching>): Set<string> {
+export function pathsSharingUrls(paths: Iterable<string>, matching: PathMatching | 'loose'): Set<string> {
   const root = newNode();
   const segmentsOf = new Map<string, Segment[]>();
   for (const path of paths) {
@@ -112,9 +112,9 @@ type Meet = (path: string) => boolean;
 /**
  * A path's segments as find-my-way compares them under `matching`: a `/` inside a parameter's
  * regular expression does not split, `::` is a literal colon, any other colon starts a parameter,
- * and `*` a wildcard. Without `matching`, loosely (pathsSharingUrls()).
+ * and `*` a wildcard. `'loose'` as pathsSharingUrls() says.
  */
-function splitPath(path: string, matching: Required<PathMatching> | undefined): Segment[] {
+function splitPath(path: string, matching: PathMatching | 'loose'): Segment[] {
   const texts: string[] = [];
   let current = '';
   let depth = 0;
@@ -131,14 +131,15 @@ function splitPath(path: string, matching: Required<PathMatching> | undefined): 
   texts.push(current);
   // The empty text before the leading slash.
   if (texts[0] === '') texts.shift();
-  const loose = matching === undefined;
+  const loose = matching === 'loose';
   let kept = loose || matching.ignoreDuplicateSlashes ? texts.filter((text, index) => text !== '' || index === texts.length - 1) : texts;
   if ((loose || matching.ignoreTrailingSlash) && kept.length > 0 && kept.at(-1) === '') kept = kept.slice(0, -1);
+  const caseSensitive = !loose && matching.caseSensitive !== false;
   return kept.map((text): Segment => {
     if (text.includes('*') || (loose && /[?{}()+]/.test(text))) return { kind: 'wildcard' };
     if (text.replaceAll('::', '').includes(':')) return { kind: 'parameter' };
     const literal = text.replaceAll('::', ':');
-    return { kind: 'static', text: loose || !matching.caseSensitive ? literal.toLowerCase() : literal };
+    return { kind: 'static', text: caseSensitive ? literal : literal.toLowerCase() };
   });
 }
 
@@ -169,7 +170,8 @@ export function urlPathsOf(routes: Iterable<readonly [ReadonlySet<string> | unde
   let methods: string[] | undefined = [];
   for (const [routeMethods, table] of routes) {
     paths.add(table.byMethod ?? table);
-    for (const policy of policiesOf(table)) policies.add(policy);
+    if (table.byMethod === undefined) policies.add(table.policy);
+    else for (const other of table.byMethod.values()) policies.add(other.policy);
     if (routeMethods === undefined) {
       methods = undefined;
       continue;
@@ -183,33 +185,60 @@ export function urlPathsOf(routes: Iterable<readonly [ReadonlySet<string> | unde
   return paths.size > 1 && policies.size > 1 ? { shared: true, methods } : ONE_PATH;
 }
 
-/** The policies of a path, from one of its tables. */
-export function policiesOf(table: PathTable): Iterable<unknown> {
-  return table.byMethod === undefined ? [table.policy] : [...table.byMethod.values()].map((other) => other.policy);
-}
-
 /**
- * The UrlPaths of paths, each made from the table of each method's route on the path, and kept
- * for the paths OPTIONS requests ask again (KEPT_PATHS).
+ * One URL, several paths, for an entry point that asks a router per URL (the route tree, hono,
+ * fastify, the host): which of its paths can share a URL, worked out at the first request that
+ * asks, and, for a request on one of those, the table it is answered from, with the URL's routes
+ * kept per path (KEPT_PATHS).
  */
-export class KeptUrlPaths {
+export class SharedUrls {
+  readonly #paths: () => Iterable<string>;
+  readonly #matching: PathMatching | 'loose';
+  #sharing: ReadonlySet<string> | undefined;
   readonly #kept = new Map<string, UrlPaths>();
 
-  /** `keep: false` where the answer depends on more of the request than its path (a constraint fastify derives). */
-  of(path: string, methods: Iterable<string>, tableOf: (method: string) => PathTable | undefined, keep = true): UrlPaths {
-    let url = keep ? this.#kept.get(path) : undefined;
-    if (url !== undefined) return url;
-    const found: [ReadonlySet<string>, PathTable][] = [];
-    for (const method of methods) {
-      const table = tableOf(method);
-      if (table !== undefined) found.push([new Set([method]), table]);
+  constructor(paths: () => Iterable<string>, matching: PathMatching | 'loose') {
+    this.#paths = paths;
+    this.#matching = matching;
+  }
+
+  /** The paths that can share a URL with another. */
+  get sharing(): ReadonlySet<string> {
+    this.#sharing ??= pathsSharingUrls(this.#paths(), this.#matching);
+    return this.#sharing;
+  }
+
+  /**
+   * The table a request of `method` (a preflight's requested one, else OPTIONS) on `url` is
+   * answered from, `table` found for it: `table` itself off the paths that share URLs, else as
+   * optionsTableOnUrl() says, from the table of each of `methods` on the URL (`tableOf`). Kept by
+   * path unless `keep` is false (where more of the request than its path picks the routes).
+   */
+  tableOn(
+    table: PathTable,
+    method: string,
+    url: string,
+    methods: Iterable<string>,
+    tableOf: (method: string) => PathTable | undefined,
+    keep = true,
+  ): PathTable {
+    if (!this.sharing.has(table.route)) return table;
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    let onUrl = keep ? this.#kept.get(path) : undefined;
+    if (onUrl === undefined) {
+      const found: [ReadonlySet<string>, PathTable][] = [];
+      for (const other of methods) {
+        const otherTable = tableOf(other);
+        if (otherTable !== undefined) found.push([new Set([other]), otherTable]);
+      }
+      onUrl = urlPathsOf(found);
+      if (keep) {
+        if (this.#kept.size >= KEPT_PATHS) this.#kept.clear();
+        this.#kept.set(path, onUrl);
+      }
     }
-    url = urlPathsOf(found);
-    if (keep) {
-      if (this.#kept.size >= KEPT_PATHS) this.#kept.clear();
-      this.#kept.set(path, url);
-    }
-    return url;
+    return optionsTableOnUrl(table, method, onUrl);
   }
 }
 

@@ -6,7 +6,7 @@ import { isHttpToken } from './http-grammar.js';
 import { sameOptions, type AnyCorsOptions } from './options.js';
 import { buildPathTable, GLOBAL_METHODS, type PathTable } from './path-table.js';
 import type { CorsPolicy } from './policy.js';
-import { KeptUrlPaths, optionsTableOnUrl, pathsSharingUrls } from './route-overlaps.js';
+import { SharedUrls } from './route-overlaps.js';
 
 /** How paths are matched; the same names and defaults as find-my-way's own options. */
 export interface PathMatching {
@@ -249,7 +249,7 @@ export class RouteTree {
    * one table (the drop-in for a global CORS middleware).
    */
   seal(globalPolicy: CorsPolicy): PathLookup {
-    const byMethod = this.#router === undefined ? undefined : this.#sharedUrls();
+    const sharedUrls = this.#router === undefined ? undefined : this.#sharedUrls();
     for (const record of this.#records.values()) for (const table of record.tables.values()) Object.freeze(table);
     // What registration needed (each path's methods and options, to merge and to find conflicts)
     // is dropped: the tables hold all a request reads, and a reconfigure() builds a tree anew.
@@ -269,27 +269,24 @@ export class RouteTree {
     // find-my-way walks it uncompiled.
     if (paths <= COMPILED_LOOKUP_LIMIT && canGenerateCode()) router.compile();
     // Hot path: one tree walk; the store is the table.
-    if (byMethod === undefined) {
+    if (sharedUrls === undefined) {
       return (url) => {
         const found = router.find(TREE_METHOD, url);
         return found === null ? undefined : (found.store as PathTable);
       };
     }
-    const onUrls = new KeptUrlPaths();
-    const methods = [...byMethod.keys()];
-    const tableOfMethod = (method: string, url: string) => byMethod.get(method)?.find(TREE_METHOD, url)?.store as PathTable | undefined;
+    const { shared, trees } = sharedUrls;
+    const methods = [...trees.keys()];
+    const tableOfMethod = (method: string, url: string) => trees.get(method)?.find(TREE_METHOD, url)?.store as PathTable | undefined;
     return (url, method) => {
       const found = router.find(TREE_METHOD, url);
       if (found === null) return undefined;
       const table = found.store as PathTable;
       if (!table.sharesUrl || method === undefined) return table;
-      // A path that shares URLs with others (core/route-overlaps.ts): the request's method may run
-      // another path's route here, found in that method's tree; the URL's routes, kept per path.
-      const query = url.indexOf('?');
-      const path = query === -1 ? url : url.slice(0, query);
-      const onUrl = onUrls.of(path, methods, (other) => tableOfMethod(other, url));
+      // A path that shares URLs with others: the request's method may run another path's route
+      // here, found in that method's tree, and the URL's routes decide what it is answered from.
       const decider = method === 'OPTIONS' ? table : (tableOfMethod(method, url) ?? table);
-      return optionsTableOnUrl(decider, method, onUrl);
+      return shared.tableOn(decider, method, url, methods, (other) => tableOfMethod(other, url));
     };
   }
 
@@ -298,7 +295,7 @@ export class RouteTree {
    * marks their tables, and files each such path in one tree per method it serves, where a request
    * of that method on such a path is looked up again. `undefined` where no URL can.
    */
-  #sharedUrls(): Map<string, Router.Instance<Router.HTTPVersion.V1>> | undefined {
+  #sharedUrls(): { shared: SharedUrls; trees: Map<string, Router.Instance<Router.HTTPVersion.V1>> } | undefined {
     const matchedElsewhere = new Set(this.#elsewhere.values());
     const records = [...this.#records.values()].filter((record) => !matchedElsewhere.has(record));
     // Under one policy every path gets the same grant for every method: most applications, and no
@@ -306,28 +303,25 @@ export class RouteTree {
     const policies = new Set<CorsPolicy>();
     for (const record of records) for (const policy of record.tables.keys()) policies.add(policy);
     if (policies.size < 2) return undefined;
-    const sharing = pathsSharingUrls(
-      records.map((record) => record.store.route),
-      this.#matching,
-    );
-    if (sharing.size === 0) return undefined;
-    const byMethod = new Map<string, Router.Instance<Router.HTTPVersion.V1>>();
+    const shared = new SharedUrls(() => records.map((record) => record.store.route), this.#matching);
+    if (shared.sharing.size === 0) return undefined;
+    const trees = new Map<string, Router.Instance<Router.HTTPVersion.V1>>();
     for (const record of records) {
       const path = record.store.route;
-      if (!sharing.has(path)) continue;
+      if (!shared.sharing.has(path)) continue;
       for (const table of record.tables.values()) Object.assign(table, { sharesUrl: true });
       const methods = new Set(record.methods.keys());
       if (methods.has('GET')) methods.add('HEAD');
       for (const method of methods) {
-        let tree = byMethod.get(method);
+        let tree = trees.get(method);
         if (tree === undefined) {
           tree = this.#newRouter();
-          byMethod.set(method, tree);
+          trees.set(method, tree);
         }
         tree.on(TREE_METHOD, path, unusedHandler, record.store);
       }
     }
-    return byMethod;
+    return { shared, trees };
   }
 
   #tree(): Router.Instance<Router.HTTPVersion.V1> {
@@ -417,8 +411,7 @@ function tableOf(record: PathRecord, policy: CorsPolicy): PathTable {
   return table;
 }
 
-/** `matching` with every setting filled in, find-my-way's defaults for those left out. */
-export function pickMatching(matching: PathMatching): Required<PathMatching> {
+function pickMatching(matching: PathMatching): Required<PathMatching> {
   const picked: Record<string, unknown> = { ...DEFAULT_MATCHING };
   for (const field of MATCHING_FIELDS) {
     if (matching[field] !== undefined) picked[field] = matching[field];

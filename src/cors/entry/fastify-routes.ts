@@ -12,8 +12,8 @@ import type FindMyWay from 'find-my-way';
 
 import type { TableRef } from '../core/cors-core.js';
 import type { PathTable } from '../core/path-table.js';
-import { KeptUrlPaths, optionsTableOnUrl, pathsSharingUrls } from '../core/route-overlaps.js';
-import { type PathMatching, pickMatching } from '../core/route-tree.js';
+import { SharedUrls } from '../core/route-overlaps.js';
+import type { PathMatching } from '../core/route-tree.js';
 
 /**
  * What the plugin decided for a route, kept in the route's config for its onRequest hook: one key,
@@ -68,15 +68,15 @@ export class FastifyRoutes {
    * for the actual request. Made at the first such route.
    */
   #byPathAlone: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
-  readonly #urlPaths = new KeptUrlPaths();
   /** The covered routes' paths, as fastify's router files them. */
   readonly #urls: string[] = [];
-  #sharing: Set<string> | undefined;
+  readonly #sharedUrls: SharedUrls;
 
   private constructor(router: FastifyRouter, createRouter: typeof FindMyWay, matching: PathMatching) {
     this.#router = router;
     this.#createRouter = createRouter;
     this.#matching = matching;
+    this.#sharedUrls = new SharedUrls(() => this.#urls, matching);
   }
 
   /**
@@ -143,11 +143,11 @@ export class FastifyRoutes {
     const path = query === -1 ? url : url.slice(0, query);
     const derived = raw === undefined ? undefined : this.#router.constrainer?.deriveSyncConstraints?.(raw, undefined);
     const table = this.#tableOf(path, method, derived);
-    if (table === undefined || !this.#sharesUrls(table)) return table;
-    // Asks fastify's router for every method's route: only on paths that can share a URL; kept by
-    // path where fastify derives no constraint from the request.
-    const onUrl = this.#urlPaths.of(path, this.#methods, (other) => this.#tableOfMethod(other, path, derived), derived === undefined);
-    return optionsTableOnUrl(table, method ?? 'OPTIONS', onUrl);
+    if (table === undefined) return undefined;
+    // Asks fastify's router for each method's route on paths that can share a URL; kept by path
+    // where fastify derives no constraint from the request.
+    const tableOfMethod = (other: string) => this.#tableOfMethod(other, path, derived);
+    return this.#sharedUrls.tableOn(table, method ?? 'OPTIONS', path, this.#methods, tableOfMethod, derived === undefined);
   }
 
   #tableOf(path: string, method: string | undefined, derived: unknown): PathTable | undefined {
@@ -170,12 +170,6 @@ export class FastifyRoutes {
       if (byPath !== null) return (byPath.store as TableRef).table;
     }
     return undefined;
-  }
-
-  /** Another covered route's path can match some URL of `table`'s path (worked out at the first OPTIONS request). */
-  #sharesUrls(table: PathTable): boolean {
-    this.#sharing ??= pathsSharingUrls(this.#urls, pickMatching(this.#matching));
-    return this.#sharing.has(table.route);
   }
 
   /** The table of the covered route of `method` on `path` that fastify runs (or that a preflight reaches by path alone). */

@@ -9,7 +9,7 @@ import { routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
-import { KeptUrlPaths, optionsTableOnUrl, pathsSharingUrls } from '../core/route-overlaps.js';
+import { SharedUrls } from '../core/route-overlaps.js';
 import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './fetch-writer.js';
 import { type MaybeMarked, markRoute, ROUTE_OPTIONS, RoutesReadOnce } from './framework-routes.js';
 
@@ -103,8 +103,7 @@ class HonoRoutes {
   /** Each route's table, read once per request (reconfigure() replaces it). */
   readonly #tables: Map<RouterRoute, TableRef>;
   readonly #methods: readonly string[];
-  readonly #urlPaths = new KeptUrlPaths();
-  #sharing: Set<string> | undefined;
+  readonly #sharedUrls = new SharedUrls(() => [...this.#tables.keys()].map((route) => route.path), 'loose');
 
   constructor(app: HonoApp, tables: Map<RouterRoute, TableRef>, methods: readonly string[]) {
     this.#app = app;
@@ -122,19 +121,9 @@ class HonoRoutes {
    */
   tableFor(path: string, method: string, requestMethod: string, matched: readonly RouterRoute[] | undefined): PathTable | undefined {
     const table = this.#tableFor(path, method, matched);
-    if (table === undefined || requestMethod !== 'OPTIONS' || !this.#sharesUrls(table)) return table;
-    // Asks hono's router for every method's route: only on paths that can share a URL, once a path.
-    return optionsTableOnUrl(
-      table,
-      method,
-      this.#urlPaths.of(path, this.#methods, (other) => this.#first(other, path)),
-    );
-  }
-
-  /** Another route's path can match some URL of `table`'s path (worked out at the first OPTIONS request). */
-  #sharesUrls(table: PathTable): boolean {
-    this.#sharing ??= pathsSharingUrls([...this.#tables.keys()].map((route) => route.path));
-    return this.#sharing.has(table.route);
+    if (table === undefined || requestMethod !== 'OPTIONS') return table;
+    // Asks hono's router for each method's route on paths that can share a URL, once a path.
+    return this.#sharedUrls.tableOn(table, method, path, this.#methods, (other) => this.#first(other, path));
   }
 
   #tableFor(path: string, method: string, matched: readonly RouterRoute[] | undefined): PathTable | undefined {

@@ -20,8 +20,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CorsCore, findMyWayKey, oneMethodList, type TableRef } from '../core/cors-core.js';
 import { routingMethod } from '../core/decision.js';
 import { labelText, type RouteLabel } from '../core/errors.js';
-import { KeptUrlPaths, optionsTableOnUrl, pathsSharingUrls } from '../core/route-overlaps.js';
-import { type PathLookup, pickMatching } from '../core/route-tree.js';
+import { SharedUrls } from '../core/route-overlaps.js';
+import type { PathLookup } from '../core/route-tree.js';
 import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
 import { compileUserOptions } from '../core/policy.js';
 import { warnOnceAboutWildcard } from '../entry/credentials.js';
@@ -168,11 +168,10 @@ function hostLookup(context: RestInitContext, tables: ReadonlyMap<RouteInfo, Tab
  */
 function routeStep(core: CorsCore, context: RestInitContext, tables: ReadonlyMap<RouteInfo, TableRef>, methods: readonly string[]): RouteStep {
   let sealed = false;
-  const urlPaths = new KeptUrlPaths();
-  /** The routes' paths that another route's path can share a URL with (worked out at the first OPTIONS request). */
-  let sharing: Set<string> | undefined;
-  const tableOfRoute = (method: string, path: string) => {
-    const route = context.matchRoute(method, path);
+  // The modules' routes that can share a URL with another, matched as the host's router matches.
+  const sharedUrls = new SharedUrls(() => [...tables.keys()].map((other) => other.path), {});
+  const tableOfRoute = (method: string, url: string) => {
+    const route = context.matchRoute(method, url);
     return route === undefined ? undefined : tables.get(route)?.table;
   };
   return (req, res, route, next) => {
@@ -190,21 +189,11 @@ function routeStep(core: CorsCore, context: RestInitContext, tables: ReadonlyMap
     const method = req.method === 'OPTIONS' ? routingMethod(req.method, req, readNodeHeader) : undefined;
     const table = core.lookup(url, method);
     if (table === undefined) return next();
-    sharing ??= pathsSharingUrls(
-      [...tables.keys()].map((other) => other.path),
-      pickMatching({}),
-    );
-    if (method === undefined || !sharing.has(table.route)) return respond(core, table, req, res, next);
+    if (method === undefined) return respond(core, table, req, res, next);
     // An OPTIONS request on a URL that routes of several paths match is answered as that URL's.
-    const query = url.indexOf('?');
-    const path = query === -1 ? url : url.slice(0, query);
     respond(
       core,
-      optionsTableOnUrl(
-        table,
-        method,
-        urlPaths.of(path, methods, (other) => tableOfRoute(other, path)),
-      ),
+      sharedUrls.tableOn(table, method, url, methods, (other) => tableOfRoute(other, url)),
       req,
       res,
       next,
