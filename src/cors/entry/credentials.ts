@@ -5,9 +5,6 @@ import vary from 'vary';
 
 import { CorsUsageError } from '../core/errors.js';
 import type { CorsLogger } from '../core/options.js';
-// cookie 1.x, not 2: 2.x is published as ES modules only, and this package is CommonJS with ES
-// module wrappers (one copy for require() and import), which jest on Node 22 cannot require().
-import type * as Cookie from 'cookie';
 
 /** The cookie attributes `setCorsCookie` takes; `Path=/` and `HttpOnly` unless said otherwise. */
 export interface CookieOptions {
@@ -55,7 +52,11 @@ export function setCorsCookie(
   let cookie: string;
   try {
     // Loaded at the first cookie, not at import: most applications set none through the engine.
-    const { serialize } = require('cookie') as typeof Cookie;
+    // cookie 0.7, the one Express 4 and 5 depend on: an Express application installs one copy (2.x
+    // is published as ES modules only, which jest on Node 22 cannot require(); 1.x installs 76 KB,
+    // a source map among it, where 0.7 installs 36 KB). It ships no types: serialize() is the one
+    // function called, with the options declared above.
+    const { serialize } = require('cookie') as { serialize(name: string, value: string, options: CookieOptions): string };
     cookie = serialize(name, value, { ...COOKIE_DEFAULTS, ...options });
   } catch (error) {
     throw new CorsUsageError(
