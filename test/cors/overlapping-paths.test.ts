@@ -272,3 +272,18 @@ t.test('paths that share a URL under one policy keep their own answers', async (
   t.equal((await server.send('OPTIONS', '/api/login')).headers.allow, 'POST, OPTIONS');
   t.equal((await server.send('GET', '/api/login', { Origin: app })).headers['access-control-allow-origin'], app);
 });
+
+t.test("hono: a path with an optional parameter shares the URL without it, as hono's router matches it", async (t) => {
+  const application = new Hono();
+  const cors = createHonoCors(application, {}, { logger: quiet });
+  application.use(cors);
+  application.put('/users', cors.route(OPEN), (c) => c.text('ran PUT /users'));
+  for (const method of ['GET', 'PUT', 'DELETE']) application.on(method, '/users/:id?', cors.route(STAFF), (c) => c.text(`ran ${method} /users/:id?`));
+  const send = (method: string, url: string, headers: Record<string, string>) => application.fetch(new Request(`http://127.0.0.1${url}`, { method, headers }));
+
+  t.equal(await (await send('PUT', '/users', {})).text(), 'ran PUT /users', 'hono runs the route declared first');
+  t.equal(await (await send('DELETE', '/users', {})).text(), 'ran DELETE /users/:id?');
+  const answer = await send('OPTIONS', '/users', preflight(app, 'DELETE'));
+  t.equal(answer.headers.get('access-control-allow-origin'), app);
+  t.equal(answer.headers.get('access-control-allow-methods'), 'DELETE', 'not PUT, which runs the open route on /users');
+});

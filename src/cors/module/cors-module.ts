@@ -187,7 +187,8 @@ function routeStep(core: CorsCore, context: RestInitContext, tables: ReadonlyMap
     // method it asks for first (on a URL two paths share, that may be another path's).
     const url = req.url ?? '/';
     const method = req.method === 'OPTIONS' ? routingMethod(req.method, req, readNodeHeader) : undefined;
-    const table = core.lookup(url, method);
+    // A plain OPTIONS ran the path's generated OPTIONS route, which has no table: the other methods' are looked through.
+    const table = core.lookup(url, method === 'OPTIONS' ? undefined : method);
     if (table === undefined) return next();
     if (method === undefined) return respond(core, table, req, res, next);
     // An OPTIONS request on a URL that routes of several paths match is answered as that URL's.
