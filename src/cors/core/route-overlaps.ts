@@ -25,12 +25,12 @@ interface TrieNode {
 /**
  * The paths that can match a URL another of `paths` matches too, whatever their methods. Compared
  * segment by segment, as find-my-way matches them under `matching` (the route tree's, fastify's,
- * the host's): a static segment matches itself only, a parameter any segment (whatever its
- * regular expression: a pair found that no URL has costs a request a second look, never another
- * answer), a wildcard whatever follows (settings left out: find-my-way's defaults). `'loose'`, for a
- * router of another syntax (hono's): in any case, with or without a trailing slash, and a segment
- * with an optional part, a group or a wildcard matches whatever follows. One walk of the tree of segments per
- * path, which stops at the first other path it meets.
+ * the host's; settings left out are find-my-way's defaults): a static segment matches itself
+ * only, a parameter any segment (whatever its regular expression: a pair found that no URL has
+ * costs a request a second look, never another answer), a wildcard whatever follows. `'loose'`,
+ * for a router of another syntax (hono's): in any case, with or without a trailing slash, and a
+ * segment with an optional part, a group or a wildcard matches whatever follows. One walk of the
+ * tree of segments per path, which stops at the first other path it meets.
  */
 export function pathsSharingUrls(paths: Iterable<string>, matching: PathMatching | 'loose'): Set<string> {
   const root = newNode();
@@ -243,11 +243,12 @@ export class SharedUrls {
 }
 
 /**
- * The table an OPTIONS request is answered from where routes of more than one path match its URL
- * (docs/CONTRACT.md, rule E, "One URL, several paths"): a preflight's lists the method it asks for
- * alone, as the URL's other methods may run another path's route under another policy; a plain
- * OPTIONS lists in `Allow` every method the URL is served with. Elsewhere, `table` itself.
- * `method` is the routing method: a preflight's requested one, else OPTIONS.
+ * The table a request is answered from where routes of more than one path, under more than one
+ * policy, match its URL (docs/CONTRACT.md, rule E, "One URL, several paths"): a preflight's lists
+ * the method it asks for alone, as the URL's other methods may run another path's route under
+ * another policy; a plain OPTIONS lists in `Allow` every method the URL is served with; an actual
+ * request gets its method's policy, as from `table`. Elsewhere, `table` itself. `method` is the
+ * routing method (core/decision.ts routingMethod()), `table` the one found for it.
  */
 export function optionsTableOnUrl(table: PathTable, method: string, url: UrlPaths): PathTable {
   if (!url.shared) return table;
