@@ -268,3 +268,23 @@ t.test("a router bound to a host decides only that host's requests; another host
     t.equal(answer.headers['access-control-allow-origin'], ran === 'admin' ? '*' : 'https://public.test', `Host ${host}: the ${ran} route's policy answered`);
   }
 });
+
+t.test('a path a middleware before it rewrites (ctx.newRouterPath) is matched as the router matches it', async (t) => {
+  const app = new Koa();
+  const cors = createKoaCors({ origin: '*' }, { logger: quiet });
+  // @koa/router matches ctx.newRouterPath where it is set: /report runs the admin route.
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/report') (ctx as Koa.Context & { newRouterPath?: string }).newRouterPath = '/admin/report';
+    await next();
+  });
+  app.use(cors);
+  const router = new Router();
+  router.get('/admin/report', cors.route({ origin: ['https://admin.test'], allowCredentials: true }), named('report'));
+  router.get('/:page', named('page'));
+  app.use(router.routes());
+  const server = await listen(t, app);
+  const answer = await server.send('GET', '/report', { Origin: 'https://stranger.test' });
+  t.equal(answer.headers['x-route'], 'report', 'the router ran the admin route');
+  t.equal(answer.headers['access-control-allow-origin'], 'https://admin.test', "the admin route's policy, not the open one of /:page");
+  t.equal(answer.headers['access-control-allow-credentials'], 'true');
+});

@@ -31,6 +31,8 @@ export interface KoaContext {
   readonly method: string;
   readonly url: string;
   readonly path: string;
+  /** The path @koa/router matches instead of `path`, where a middleware before it rewrote it. */
+  readonly newRouterPath?: string;
   /** As routers bound to a host match it (`host` behind a proxy that Koa trusts). */
   readonly host: string;
   readonly headers: IncomingHttpHeaders;
@@ -90,7 +92,9 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
   const middleware = async function koaCors(ctx: KoaContext, next: () => Promise<unknown>): Promise<void> {
     const { routes, hostBound } = routesOnce.current ?? routesOnce.read(ctx.app);
     const method = routingMethod(ctx.method, ctx, readNodeHeader);
-    const table = routes.tableFor(ctx.path, method, ctx.method, hostBound ? ctx.host : undefined);
+    // The path the routers will match: @koa/router takes a rewritten one (ctx.newRouterPath, set by
+    // a middleware before this one) over ctx.path.
+    const table = routes.tableFor(ctx.newRouterPath || ctx.path, method, ctx.method, hostBound ? ctx.host : undefined);
     if (table === undefined) {
       await next();
       return;
