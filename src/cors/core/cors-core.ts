@@ -5,7 +5,8 @@ import { LineLimit } from './line-limit.js';
 import { mergeCorsOptions, normalisedOptions, sameOptions, type AnyCorsOptions, type CorsLogger } from './options.js';
 import type { PathTable } from './path-table.js';
 import { checkOptionsObject, compilePolicy, compileUserOptions, type CorsPolicy, routePathPrefix } from './policy.js';
-import { RouteTree, type MirrorableRouter, type PathLookup, type PathMatching } from './route-tree.js';
+import type { PathMatching } from './path-matching.js';
+import { RouteTree, type MirrorableRouter, type PathLookup } from './route-tree.js';
 import type { FindingRouter, SharedRouter } from './shared-router.js';
 
 /** How a route() registration is named in errors: `route GET,POST /users`. */

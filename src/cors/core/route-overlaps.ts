@@ -8,7 +8,7 @@
  */
 import { tableOfMethod } from './decision.js';
 import { methodAloneTable, type PathTable, withMoreAllowed } from './path-table.js';
-import type { PathMatching } from './route-tree.js';
+import type { PathMatching } from './path-matching.js';
 
 type Segment = { readonly kind: 'static'; readonly text: string } | { readonly kind: 'parameter' } | { readonly kind: 'wildcard' };
 

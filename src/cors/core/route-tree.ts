@@ -5,17 +5,9 @@ import { describeValue, labelText, RouteRegistrationError, type RouteLabel } fro
 import { isHttpToken } from './http-grammar.js';
 import { sameOptions, type AnyCorsOptions } from './options.js';
 import { buildPathTable, GLOBAL_METHODS, type PathTable } from './path-table.js';
+import type { PathMatching } from './path-matching.js';
 import type { CorsPolicy } from './policy.js';
 import { SharedUrls } from './route-overlaps.js';
-
-/** How paths are matched; the same names and defaults as find-my-way's own options. */
-export interface PathMatching {
-  ignoreTrailingSlash?: boolean;
-  ignoreDuplicateSlashes?: boolean;
-  caseSensitive?: boolean;
-  useSemicolonDelimiter?: boolean;
-  maxParamLength?: number;
-}
 
 /** find-my-way's defaults, filled in so that settings compare equal however they were given. */
 const DEFAULT_MATCHING: Required<PathMatching> = {

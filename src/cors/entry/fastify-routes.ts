@@ -13,7 +13,7 @@ import type FindMyWay from 'find-my-way';
 import type { TableRef } from '../core/cors-core.js';
 import type { PathTable } from '../core/path-table.js';
 import { SharedUrls } from '../core/route-overlaps.js';
-import type { PathMatching } from '../core/route-tree.js';
+import type { PathMatching } from '../core/path-matching.js';
 
 /**
  * What the plugin decided for a route, kept in the route's config for its onRequest hook: one key,

@@ -33,7 +33,7 @@ import { routingMethod } from '../core/decision.js';
 import { decisionsObserved } from '../diagnostics/channels.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
-import type { PathMatching } from '../core/route-tree.js';
+import type { PathMatching } from '../core/path-matching.js';
 import { CATCH_ALL, FastifyRoutes, LEFT_OUT, ROUTE, type RouteEntry } from './fastify-routes.js';
 import { readNodeHeader, respond } from './node.js';
 

@@ -14,7 +14,8 @@ export type { ReasonCode } from '../diagnostics/browser-checks.js';
 export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 export { setCorsCookie, type CookieOptions } from './credentials.js';
 export * from './common-exports.js';
-export type { FindMyWayRouter, MirrorableRouter, PathMatching } from '../core/route-tree.js';
+export type { PathMatching } from '../core/path-matching.js';
+export type { FindMyWayRouter, MirrorableRouter } from '../core/route-tree.js';
 export type { Next } from './node.js';
 
 export type CorsEngineSettings = CoreSettings;
