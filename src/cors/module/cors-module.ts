@@ -20,6 +20,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CorsCore, findMyWayKey, oneMethodList, type TableRef } from '../core/cors-core.js';
 import { routingMethod } from '../core/decision.js';
 import { labelText, type RouteLabel } from '../core/errors.js';
+import type { PathTable } from '../core/path-table.js';
 import { SharedUrls } from '../core/route-overlaps.js';
 import type { PathLookup } from '../core/route-tree.js';
 import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
@@ -146,19 +147,21 @@ class CorsInitHook implements InitHook<RestInitContext> {
  */
 function hostLookup(context: RestInitContext, tables: ReadonlyMap<RouteInfo, TableRef>, methods: readonly string[]): PathLookup {
   return (url, method) => {
-    if (method !== undefined) {
-      const route = context.matchRoute(method, url);
-      const ref = route === undefined ? undefined : tables.get(route);
-      if (ref !== undefined) return ref.table;
-    }
+    const own = method === undefined ? undefined : tableOfRoute(context, tables, method, url);
+    if (own !== undefined) return own;
     for (const other of methods) {
       if (other === method) continue;
-      const route = context.matchRoute(other, url);
-      const ref = route === undefined ? undefined : tables.get(route);
-      if (ref !== undefined) return ref.table;
+      const table = tableOfRoute(context, tables, other, url);
+      if (table !== undefined) return table;
     }
     return undefined;
   };
+}
+
+/** The table of the route the host's router runs for `method` on `url`, where that route is an importing module's. */
+function tableOfRoute(context: RestInitContext, tables: ReadonlyMap<RouteInfo, TableRef>, method: string, url: string): PathTable | undefined {
+  const route = context.matchRoute(method, url);
+  return route === undefined ? undefined : tables.get(route)?.table;
 }
 
 /**
@@ -170,10 +173,6 @@ function routeStep(core: CorsCore, context: RestInitContext, tables: ReadonlyMap
   let sealed = false;
   // The modules' routes that can share a URL with another, matched as the host's router matches.
   const sharedUrls = new SharedUrls(() => [...tables.keys()].map((other) => other.path), {});
-  const tableOfRoute = (method: string, url: string) => {
-    const route = context.matchRoute(method, url);
-    return route === undefined ? undefined : tables.get(route)?.table;
-  };
   return (req, res, route, next) => {
     // Sealing drops what registration needed; the engine's own lookup would have done it here.
     if (!sealed) {
@@ -194,7 +193,7 @@ function routeStep(core: CorsCore, context: RestInitContext, tables: ReadonlyMap
     // An OPTIONS request on a URL that routes of several paths match is answered as that URL's.
     respond(
       core,
-      sharedUrls.tableOn(table, method, url, methods, (other) => tableOfRoute(other, url)),
+      sharedUrls.tableOn(table, method, url, methods, (other) => tableOfRoute(context, tables, other, url)),
       req,
       res,
       next,
