@@ -75,6 +75,44 @@ async function served(t: Test, listener: Parameters<typeof serve>[0]): Promise<S
   };
 }
 
+/**
+ * The routes in the @lib/rest host, each controller under its policy, `extra` added to both.
+ * Declared first, as everywhere: the host once looked a preflight up through its methods in this
+ * order, and found PUT's open route for a DELETE.
+ */
+async function hostApplication(t: Test, extra: CorsOptions): Promise<Send> {
+  @controller({ providersPerRou: [{ token: CorsOptions, useValue: { ...OPEN, ...extra } }] })
+  class Me {
+    @route('PUT', 'users/me')
+    update() {
+      return 'ran PUT /users/me';
+    }
+  }
+  @controller({ providersPerRou: [{ token: CorsOptions, useValue: { ...STAFF, ...extra } }] })
+  class Staff {
+    @route('GET', 'users/:id')
+    read() {
+      return 'ran GET /users/:id';
+    }
+    @route('PUT', 'users/:id')
+    replace() {
+      return 'ran PUT /users/:id';
+    }
+    @route('DELETE', 'users/:id')
+    remove() {
+      return 'ran DELETE /users/:id';
+    }
+  }
+  @restRootModule({ imports: [CorsModule], controllers: [Me, Staff], providersPerApp: [] })
+  class App {}
+  const server = await serveApplication(App);
+  t.teardown(server.close);
+  return async (method, url, headers = {}) => {
+    const answer = await server.send(method, url, headers);
+    return { status: answer.status, headers: corsHeadersOf(answer), ran: ranOf(answer.body.replace(/^"|"$/g, '')) };
+  };
+}
+
 const ENTRY_POINTS: Record<string, (t: Test) => Promise<Send>> = {
   async standalone(t) {
     const cors = createCors({}, { logger: quiet });
@@ -141,40 +179,7 @@ const ENTRY_POINTS: Record<string, (t: Test) => Promise<Send>> = {
       return seenOf(answer.statusCode, flat, answer.body);
     };
   },
-  async 'host with CorsModule'(t) {
-    // Declared first, as everywhere: the host once looked a preflight up through its methods in
-    // this order, and found PUT's open route for a DELETE.
-    @controller({ providersPerRou: [{ token: CorsOptions, useValue: OPEN }] })
-    class Me {
-      @route('PUT', 'users/me')
-      update() {
-        return 'ran PUT /users/me';
-      }
-    }
-    @controller({ providersPerRou: [{ token: CorsOptions, useValue: STAFF }] })
-    class Staff {
-      @route('GET', 'users/:id')
-      read() {
-        return 'ran GET /users/:id';
-      }
-      @route('PUT', 'users/:id')
-      replace() {
-        return 'ran PUT /users/:id';
-      }
-      @route('DELETE', 'users/:id')
-      remove() {
-        return 'ran DELETE /users/:id';
-      }
-    }
-    @restRootModule({ imports: [CorsModule], controllers: [Me, Staff], providersPerApp: [] })
-    class App {}
-    const server = await serveApplication(App);
-    t.teardown(server.close);
-    return async (method, url, headers = {}) => {
-      const answer = await server.send(method, url, headers);
-      return { status: answer.status, headers: corsHeadersOf(answer), ran: ranOf(answer.body.replace(/^"|"$/g, '')) };
-    };
-  },
+  'host with CorsModule': (t) => hostApplication(t, {}),
 };
 
 const preflight = (origin: string, method: string) => ({ Origin: origin, 'Access-Control-Request-Method': method });
@@ -286,4 +291,13 @@ t.test("hono: a path with an optional parameter shares the URL without it, as ho
   const answer = await send('OPTIONS', '/users', preflight(app, 'DELETE'));
   t.equal(answer.headers.get('access-control-allow-origin'), app);
   t.equal(answer.headers.get('access-control-allow-methods'), 'DELETE', 'not PUT, which runs the open route on /users');
+});
+
+t.test("host: with preflightContinue, the generated OPTIONS route's Allow lists every method the URL is served with", async (t) => {
+  const send = await hostApplication(t, { preflightContinue: true });
+  const answer = await send('OPTIONS', '/users/me', preflight(app, 'DELETE'));
+  t.equal(answer.headers['access-control-allow-origin'], app);
+  t.equal(answer.headers['access-control-allow-methods'], 'DELETE', "the preflight headers are the URL's, as without preflightContinue");
+  t.equal(answer.headers.allow, 'PUT, GET, HEAD, DELETE, OPTIONS', 'not only the methods of the path found first');
+  t.equal((await send('OPTIONS', '/users/7', preflight(app, 'DELETE'))).headers.allow, 'GET, HEAD, PUT, DELETE, OPTIONS');
 });

@@ -6,6 +6,14 @@ import type { RouteInfo } from '@lib/rest';
 import type { CorsCore, TableRef } from '../core/cors-core.js';
 import { CorsUsageError } from '../core/errors.js';
 import { mergeCorsOptions, normalisedOptions, type AnyCorsOptions, type CorsOptions } from '../core/options.js';
+import type { PathTable } from '../core/path-table.js';
+
+/**
+ * The table an OPTIONS request on `url` is answered from, `table` found for its routing `method`
+ * (optionsTableOnUrl()): the URL's own where routes of several paths, under several policies,
+ * match it.
+ */
+export type TableOnUrl = (table: PathTable, method: string, url: string) => PathTable;
 
 /**
  * The application's one engine (a providersPerApp singleton): every importing module's routes,
@@ -19,6 +27,8 @@ export class ApplicationCors {
   readonly tables = new Map<RouteInfo, TableRef>();
   /** The methods of those routes, each once: a path is covered when a route of any of them matches it. */
   readonly methods: string[] = [];
+  /** An OPTIONS request's table on its URL: made with the engine, for every module's routes. */
+  tableOnUrl: TableOnUrl | undefined;
   /** The first importing module's `withOpts()` options: what options() reads back until a reconfigure(). */
   firstModuleOptions: AnyCorsOptions | undefined;
   /**

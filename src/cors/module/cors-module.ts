@@ -30,7 +30,7 @@ import { readNodeHeader, respond } from '../entry/node.js';
 import { endEmpty } from '../entry/node-writer.js';
 import { CorsService } from './cors-service.js';
 import { layerCorsOptions } from './layers.js';
-import { ApplicationCors } from './application-cors.js';
+import { ApplicationCors, type TableOnUrl } from './application-cors.js';
 import { CORS_DEBUG, CORS_LOGGER, CORS_MODULE_OPTIONS } from './tokens.js';
 
 /**
@@ -61,7 +61,8 @@ class CorsInitHook implements InitHook<RestInitContext> {
       core = this.application.core = new CorsCore({}, { logger, source: 'CorsModule', debug: this.debug });
       // The host's router finds a request's route, the route its table: no second tree of the paths.
       core.lookUpWith(hostLookup(context, this.application.tables, this.application.methods));
-      context.addRouteStep(routeStep(core, context, this.application.tables, this.application.methods));
+      this.application.tableOnUrl = urlTables(context, this.application.tables, this.application.methods);
+      context.addRouteStep(routeStep(core, this.application.tables, this.application.tableOnUrl));
     }
     core.knowPolicy(baseOptions, basePolicy);
     this.application.firstModuleOptions ??= baseOptions;
@@ -134,9 +135,10 @@ class CorsInitHook implements InitHook<RestInitContext> {
       );
     }
     const engine = core;
+    const tableOnUrl = this.application.tableOnUrl!;
     for (const path of explicitOptions) paths.delete(path);
     // Listed as routes (the specification's twins), served through each path's own routes.
-    if (paths.size > 0) context.addRouteOnPaths('OPTIONS', paths, (ctx) => respondToOptions(engine, ctx.rawReq, ctx.rawRes));
+    if (paths.size > 0) context.addRouteOnPaths('OPTIONS', paths, (ctx) => respondToOptions(engine, tableOnUrl, ctx.rawReq, ctx.rawRes));
   }
 }
 
@@ -164,15 +166,19 @@ function tableOfRoute(context: RestInitContext, tables: ReadonlyMap<RouteInfo, T
   return route === undefined ? undefined : tables.get(route)?.table;
 }
 
+/** TableOnUrl for the modules' routes, each matched as the host's router matches it. */
+function urlTables(context: RestInitContext, tables: ReadonlyMap<RouteInfo, TableRef>, methods: readonly string[]): TableOnUrl {
+  const sharedUrls = new SharedUrls(() => [...tables.keys()].map((other) => other.path), {});
+  return (table, method, url) => sharedUrls.tableOn(table, method, url, methods, (other) => tableOfRoute(context, tables, other, url));
+}
+
 /**
  * The engine between the host's router and the route: the route the router found leads to its
  * table, with no lookup of the engine's own; only where it is no importing module's (a preflight,
  * a method the path lacks) does the engine look through the path's other routes.
  */
-function routeStep(core: CorsCore, context: RestInitContext, tables: ReadonlyMap<RouteInfo, TableRef>, methods: readonly string[]): RouteStep {
+function routeStep(core: CorsCore, tables: ReadonlyMap<RouteInfo, TableRef>, tableOnUrl: TableOnUrl): RouteStep {
   let sealed = false;
-  // The modules' routes that can share a URL with another, matched as the host's router matches.
-  const sharedUrls = new SharedUrls(() => [...tables.keys()].map((other) => other.path), {});
   return (req, res, route, next) => {
     // Sealing drops what registration needed; the engine's own lookup would have done it here.
     if (!sealed) {
@@ -189,15 +195,8 @@ function routeStep(core: CorsCore, context: RestInitContext, tables: ReadonlyMap
     // A plain OPTIONS ran the path's generated OPTIONS route, which has no table: the other methods' are looked through.
     const table = core.lookup(url, method === 'OPTIONS' ? undefined : method);
     if (table === undefined) return next();
-    if (method === undefined) return respond(core, table, req, res, next);
     // An OPTIONS request on a URL that routes of several paths match is answered as that URL's.
-    respond(
-      core,
-      sharedUrls.tableOn(table, method, url, methods, (other) => tableOfRoute(context, tables, other, url)),
-      req,
-      res,
-      next,
-    );
+    respond(core, method === undefined ? table : tableOnUrl(table, method, url), req, res, next);
   };
 }
 
@@ -205,12 +204,15 @@ function routeStep(core: CorsCore, context: RestInitContext, tables: ReadonlyMap
  * Answers OPTIONS on a covered path as its generated twin: `Allow` and an empty success. Reached
  * only when the engine hands the request on (a preflight with `preflightContinue`).
  */
-function respondToOptions(core: CorsCore, req: IncomingMessage, res: ServerResponse): void {
-  const table = core.lookup(req.url ?? '/');
+function respondToOptions(core: CorsCore, tableOnUrl: TableOnUrl, req: IncomingMessage, res: ServerResponse): void {
+  const url = req.url ?? '/';
+  const table = core.lookup(url);
   if (table === undefined) return endEmpty(res, 404);
-  res.setHeader('Allow', table.allow);
-  const preflight = req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
-  endEmpty(res, preflight ? table.policy.optionsSuccessStatus : 204);
+  // Every method the URL is served with, as a plain OPTIONS there is answered.
+  res.setHeader('Allow', tableOnUrl(table, 'OPTIONS', url).allow);
+  const method = routingMethod('OPTIONS', req, readNodeHeader);
+  // A preflight's status is that of the policy that decided it: its requested method's route's.
+  endEmpty(res, method === 'OPTIONS' ? 204 : (core.lookup(url, method) ?? table).policy.optionsSuccessStatus);
 }
 
 /**
