@@ -3,8 +3,8 @@
  * - a second copy with a find-my-way of its own (a nested install, a workspace's own
  *   dependencies), whose router `@lib/cors/fastify` still reaches;
  * - bundled into one file with its dependencies (a server bundle for a serverless platform), whose
- *   find-my-way is no module of its own, so the plugin cannot reach fastify's router and covers
- *   the routes with the engine's own tree instead.
+ *   find-my-way is no module of its own: the plugin reaches fastify's router through the
+ *   find-my-way fastify's not-found router is made by.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

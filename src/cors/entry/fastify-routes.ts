@@ -82,17 +82,17 @@ export class FastifyRoutes {
   /**
    * The routes of `fastify`, found through its own router (a find-my-way instance). fastify reaches
    * it only through findRoute(), which keeps the matched route to itself; so for one findRoute()
-   * call, find() of every find-my-way loaded (an application may hold several copies, and fastify
-   * uses its own) is wrapped to see which router it runs on, and put back. `undefined` where
-   * fastify's find-my-way is none of them (fastify bundled into one file with it): the plugin then
-   * mirrors the routes into the engine's own tree.
+   * call, find() of the find-my-way fastify's not-found router is made by, and of every other
+   * find-my-way loaded (an application may hold several copies, and fastify uses its own), is
+   * wrapped to see which router it runs on, and put back. `undefined` where none is fastify's:
+   * the plugin then mirrors the routes into the engine's own tree.
    */
   static of(fastify: { findRoute(options: { method: string; url: string }): unknown }, matching: PathMatching): FastifyRoutes | undefined {
     const wrapped: { prototype: RouterPrototype; find: RouterPrototype['find'] }[] = [];
     // The router fastify's findRoute() ran on, and the find-my-way that made it.
     let seen: { router: FastifyRouter; madeBy: LoadedFindMyWay } | undefined;
     try {
-      for (const loaded of loadedFindMyWays()) {
+      for (const loaded of findMyWaysOf(fastify)) {
         const { prototype } = loaded;
         const find = prototype.find;
         try {
@@ -187,6 +187,37 @@ export class FastifyRoutes {
     const entry = store.config?.[ROUTE] as RouteEntry | undefined;
     return entry === CATCH_ALL ? NO_ROUTE : entry;
   }
+}
+
+/**
+ * The find-my-way modules that may have made fastify's router, each once: first the one its
+ * not-found router was made by, kept on the instance under fastify's `fastify.404` symbol (fastify
+ * makes both routers with the find-my-way it requires, so this finds it even where fastify is
+ * bundled into one file with it, as server bundles for serverless platforms are), then every one
+ * loaded as a module.
+ */
+function findMyWaysOf(fastify: object): LoadedFindMyWay[] {
+  const found: LoadedFindMyWay[] = [];
+  const notFound = notFoundRouterOf(fastify);
+  const prototype = notFound === undefined ? undefined : (Object.getPrototypeOf(notFound) as Partial<RouterPrototype> | null);
+  const createRouter = prototype?.constructor;
+  if (typeof prototype?.find === 'function' && typeof createRouter === 'function') {
+    found.push({ createRouter: createRouter as typeof FindMyWay, prototype: prototype as RouterPrototype });
+  }
+  for (const loaded of loadedFindMyWays()) if (!found.some((other) => other.prototype === loaded.prototype)) found.push(loaded);
+  return found;
+}
+
+/** fastify's not-found router, on `fastify` or the instance it was made from (a plugin's is a child). */
+function notFoundRouterOf(fastify: object): object | undefined {
+  for (let instance: object | null = fastify; instance !== null; instance = Object.getPrototypeOf(instance)) {
+    for (const key of Object.getOwnPropertySymbols(instance)) {
+      if (key.description !== 'fastify.404') continue;
+      const router = (instance as Record<symbol, { readonly router?: unknown } | undefined>)[key]?.router;
+      return typeof router === 'object' && router !== null ? router : undefined;
+    }
+  }
+  return undefined;
 }
 
 /** The find-my-way modules loaded in this process, each once. */
