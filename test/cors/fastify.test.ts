@@ -835,6 +835,26 @@ t.test("a prefixed '/' route's HEAD twin on prefix + '/' shares the GET's table"
   }
 });
 
+t.test("a prefixed '/' route's twin on prefix + '/' is a path of its own: the routes at prefix lend it no method", async (t) => {
+  // Found by hono-fastify-routes-property.test: the twin carries the prefix route's config, so it
+  // was answered from the whole prefix path's table, whose DELETE on /a/ runs /:p1/:p2 instead.
+  const { send } = await served(t, async (app) => {
+    await app.register(fastifyCors, { logger: quiet.logger, origin: 'https://default.test' });
+    app.delete('/a', { config: { cors: { origin: 'https://staff.test' } } }, async () => 'ran /a');
+    app.delete('/:kind/:id', { config: { cors: { origin: 'https://other.test' } } }, async () => 'ran /:kind/:id');
+    await app.register(async (scope) => void scope.put('/', { config: { cors: { origin: 'https://staff.test' } } }, async () => 'ran PUT [/a]/'), {
+      prefix: '/a',
+    });
+  });
+  t.equal((await send('DELETE', '/a/')).body, 'ran /:kind/:id', 'fastify runs the parametric route for a DELETE of /a/');
+  const put = await send('OPTIONS', '/a/', preflightOf('https://staff.test', 'PUT'));
+  t.equal(put.headers['access-control-allow-origin'], 'https://staff.test');
+  t.equal(put.headers['access-control-allow-methods'], 'PUT', 'not DELETE, which runs under another policy here');
+  const remove = await send('OPTIONS', '/a/', preflightOf('https://staff.test', 'DELETE'));
+  t.equal(remove.headers['access-control-allow-origin'], 'https://other.test', "the DELETE's preflight is the parametric route's");
+  t.equal((await send('OPTIONS', '/a')).headers.allow, 'DELETE, PUT, OPTIONS', 'at /a itself both routes of the path');
+});
+
 t.test("a loaded find-my-way whose prototype cannot be changed is passed over, and every other one's find() is put back", async (t) => {
   const FindMyWay = require('find-my-way') as { prototype: { find: unknown } };
   const find = FindMyWay.prototype.find;

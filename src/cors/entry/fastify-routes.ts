@@ -68,6 +68,13 @@ export class FastifyRoutes {
    * for the actual request. Made at the first such route.
    */
   #byPathAlone: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
+  /**
+   * The `prefix/` twins of prefixed plugins' `'/'` routes, each with the entry of the `prefix`
+   * route whose config it carries (`base`) and its own (`twin`). Made at the first.
+   */
+  #twins: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
+  /** The entries that twins carry: only a route found with one of these can be a twin. */
+  readonly #twinBases = new Set<TableRef>();
   /** The covered routes' paths, as fastify's router files them. */
   readonly #urls: string[] = [];
   readonly #sharedUrls: SharedUrls;
@@ -129,6 +136,21 @@ export class FastifyRoutes {
   }
 
   /**
+   * The `prefix/` twin of a prefixed plugin's `'/'` route, which fastify serves with the `prefix`
+   * route's config, so its entry (`base`): filed under its own path (`twin`, that route's methods
+   * alone), and told apart from the `prefix` route by a router of the twins, matching as fastify's.
+   */
+  addTwin(methods: readonly string[], url: string, base: TableRef, twin: TableRef): void {
+    this.#urls.push(url);
+    this.#twinBases.add(base);
+    this.#twins ??= this.#createRouter({ ...this.#matching, allowUnsafeRegex: true, querystringParser: () => ({}) });
+    // fastify serves HEAD beside a GET route, the twin's too.
+    for (const method of methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'] : methods) {
+      if (!this.#twins.hasRoute(method as FindMyWay.HTTPMethod, url)) this.#twins.on(method as FindMyWay.HTTPMethod, url, unusedHandler, { base, twin });
+    }
+  }
+
+  /**
    * The table of `url`'s path: that of the route fastify runs for `method` (rule E decides a
    * preflight by the policy of the method it names), or none where that route is left out. Where
    * the path has no route for `method` (or none is given), that of another covered route of the
@@ -185,7 +207,14 @@ export class FastifyRoutes {
     // A URL find-my-way cannot read is answered with a route of no store (fastify's 400).
     if (store === null || store === undefined) return NO_ROUTE;
     const entry = store.config?.[ROUTE] as RouteEntry | undefined;
-    return entry === CATCH_ALL ? NO_ROUTE : entry;
+    if (entry === CATCH_ALL) return NO_ROUTE;
+    return typeof entry === 'object' && this.#twinBases.has(entry) ? this.#twinOr(entry, method, path) : entry;
+  }
+
+  /** The twin's entry where the route fastify found with `entry` is its `prefix/` twin, else `entry`. */
+  #twinOr(entry: TableRef, method: string, path: string): TableRef {
+    const twin = this.#twins!.find(method as FindMyWay.HTTPMethod, path)?.store as { base: TableRef; twin: TableRef } | undefined;
+    return twin?.base === entry ? twin.twin : entry;
   }
 }
 

@@ -122,12 +122,13 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   /** Routes covered; with none, the engine would cover every path, so the hooks stay idle. */
   let covered = 0;
   /**
-   * `prefix + '/'` twins of the `'/'` routes of a prefixed plugin, for the engine's tree (fastify's
-   * router finds them itself): fastify serves them beside `prefix` without telling onRoute.
+   * `prefix + '/'` twins of the `'/'` routes of a prefixed plugin: fastify serves them beside
+   * `prefix` without telling onRoute, with the `prefix` route's config (`base`, its entry). Each is
+   * a path of its own, with that route's methods alone (at `prefix` other routes may add theirs).
    * Covered as soon as fastify has them (before the next route, so a HEAD twin comes after its
    * GET), or at onReady.
    */
-  let twins: { methods: readonly string[]; path: string; options: CorsOptions<FastifyRequest> | undefined }[] = [];
+  let twins: { methods: readonly string[]; path: string; options: CorsOptions<FastifyRequest> | undefined; base: TableRef }[] = [];
   /**
    * Routes declared before the plugin, named once each when a request reaches them: where
    * coverAndSeal could not find them (fastify's route listing unreadable).
@@ -207,8 +208,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
         ? `${route.prefix}/`
         : undefined;
     if (methods.includes('GET') && !methods.includes('HEAD')) lastGet = { url: route.url, declared, config: route.config, twinUrl };
-    // For the engine's tree only: fastify's router finds the twin like any route (its config a copy of this one's).
-    if (twinUrl !== undefined && fastifyRoutes === undefined) twins.push({ methods, path: twinUrl, options: routeOptions });
+    if (twinUrl !== undefined) twins.push({ methods, path: twinUrl, options: routeOptions, base: ref });
   });
 
   fastify.addHook('onReady', async function coverAndSeal(this: FastifyInstance) {
@@ -278,8 +278,14 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     twins = [];
     for (const twin of pending) {
       const served = twin.methods.filter((method) => instance.hasRoute({ method: method as 'GET', url: twin.path }));
-      if (served.length > 0) core.route(served, twin.path, twin.options, routeLabel);
-      else if (!last) twins.push(twin);
+      if (served.length === 0) {
+        if (!last) twins.push(twin);
+      } else if (fastifyRoutes === undefined) {
+        core.route(served, twin.path, twin.options, routeLabel);
+      } else {
+        // fastify's router finds the twin as the `prefix` route (its config a copy): FastifyRoutes tells it apart.
+        fastifyRoutes.addTwin(served, twin.path, twin.base, core.routeMatchedElsewhere(pathKey, served, twin.path, twin.options, routeLabel));
+      }
     }
   }
 
