@@ -296,12 +296,9 @@ const honoSets = fc
     }),
   })
   .map(({ top, mount }): RouteSet => {
-    // hono serves `app.get('/a')` then `app.all('/a')` under two policies (GET runs the first, every
-    // other method the second), but the engine files the app.all() route under GET too and refuses
-    // the pair (CORS_ROUTE_CONFLICT, docs/errors.md, at the first request): such an app.all() is
-    // left out. First on its path, or under the policy of the routes before it, it stays; so do
-    // routes declared twice, which hono allows (the first runs).
-    const { prefix, routes } = declaredRoutes(top, mount, (spec, earlier) => spec.method !== 'ALL' || earlier.every((route) => route.policy === spec.policy));
+    // Routes declared twice, which hono allows (the first runs), stay; so does an app.all() beside
+    // routes of its path that name methods (policyDeclarations() in entry/framework-routes.ts).
+    const { prefix, routes } = declaredRoutes(top, mount, () => true);
     const lines: string[] = [];
     for (const [index, route] of routes.entries()) {
       lines.push(declaration(route.mounted ? 'sub' : 'app', route));

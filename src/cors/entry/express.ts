@@ -3,9 +3,9 @@
  * The routes' policies are read from the application itself, and each request gets the policy of
  * the route Express will run for it, found by Express's own matcher.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
 
-import { controlsOf, CorsCore, oneMethodList, type CoreSettings, type CorsControls } from '../core/cors-core.js';
+import { controlsOf, CorsCore, oneMethodList, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
 import { routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
@@ -16,7 +16,9 @@ import {
   FrameworkRoutes,
   type MaybeMarked,
   markRoute,
+  type MethodDeclaration,
   methodSet,
+  policyDeclarations,
   ROUTE_OPTIONS,
   RoutesReadOnce,
   samePatterns,
@@ -171,10 +173,11 @@ function mirrorExpress(core: CorsCore, instance: unknown, self: ExpressMiddlewar
 function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries: Map<ExpressRoute, FrameworkRoute>, routers: ExpressRouter[]): void {
   routers.push(router);
   const pathOf = samePaths();
+  const routes: PathRoute[] = [];
   for (const layer of router.stack) {
     const route = layer.route;
     if (route !== undefined) {
-      entries.set(route, registerRoute(core, route, pathOf(layer), prefix + pathName(route.path)));
+      routes.push({ route, key: pathOf(layer), path: prefix + pathName(route.path) });
       continue;
     }
     const inner = layer.handle as unknown as Partial<ExpressRouter>;
@@ -190,6 +193,79 @@ function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries:
       );
     }
   }
+  // A path with a route of every method (app.all()) has its routes weighed together; any other, route by route.
+  const withEvery = new Map<object, PathRoute[]>();
+  for (const { route, key } of routes) if (servesEveryMethod(route)) withEvery.set(key, []);
+  for (const pathRoute of routes) {
+    const together = withEvery.get(pathRoute.key);
+    if (together !== undefined) {
+      together.push(pathRoute);
+      continue;
+    }
+    let ref: TableRef | undefined;
+    for (const declaration of declarationsOf(pathRoute)) ref = register(core, declaration);
+    entries.set(pathRoute.route, frameworkRoute(pathRoute.route, ref!));
+  }
+  for (const together of withEvery.values()) {
+    const refs = new Map<ExpressRoute, TableRef>();
+    for (const declaration of policyDeclarations(together.flatMap(declarationsOf))) refs.set(declaration.route, register(core, declaration));
+    // A route that gives its path no method's policy still leads to the path's table.
+    const pathRef = refs.values().next().value!;
+    for (const { route } of together) entries.set(route, frameworkRoute(route, refs.get(route) ?? pathRef));
+  }
+}
+
+/** A route of a router, with its path's key and its path as errors name it. */
+interface PathRoute {
+  readonly route: ExpressRoute;
+  readonly key: object;
+  readonly path: string;
+}
+
+/** One method of a route, with the options of the route's cors.route() marker for it, if any. */
+interface ExpressDeclaration extends MethodDeclaration, PathRoute {
+  readonly options: CorsOptions<IncomingMessage> | undefined;
+}
+
+/** The methods a route serves, upper case; none (`undefined`) for a route of every method. */
+function methodsOf(route: ExpressRoute): string[] | undefined {
+  if (route.methods._all === true) return undefined;
+  return Object.keys(route.methods)
+    .filter((method) => route.methods[method] === true)
+    .map((method) => method.toUpperCase());
+}
+
+/**
+ * A route of every method: `route.all()` (router.all()), or `app.all()`, which Express declares
+ * as a route naming each method node:http knows.
+ */
+function servesEveryMethod(route: ExpressRoute): boolean {
+  if (route.methods._all === true) return true;
+  return METHODS.every((method) => route.methods[method.toLowerCase()] === true);
+}
+
+/** A route's methods (route.all(): GLOBAL_METHODS), each with its cors.route() marker's options. */
+function declarationsOf(pathRoute: PathRoute): ExpressDeclaration[] {
+  const route = pathRoute.route;
+  const named = methodsOf(route);
+  const everyMethod = named === undefined || servesEveryMethod(route);
+  return (named ?? GLOBAL_METHODS).map((method) => {
+    const marker = route.stack.find(
+      (layer) => layer.handle[ROUTE_OPTIONS] !== undefined && (layer.method === undefined || layer.method === '_all' || layer.method.toUpperCase() === method),
+    );
+    const options = marker?.handle[ROUTE_OPTIONS] as CorsOptions<IncomingMessage> | undefined;
+    return { ...pathRoute, method, options, marked: options !== undefined, everyMethod };
+  });
+}
+
+/** Gives the declaration's path its method's policy: the table the route leads to. */
+function register(core: CorsCore, { key, method, path, options }: ExpressDeclaration): TableRef {
+  return core.routeMatchedElsewhere(key, oneMethodList(method), path, options, expressRouteLabel);
+}
+
+function frameworkRoute(route: ExpressRoute, ref: TableRef): FrameworkRoute {
+  const methods = methodsOf(route);
+  return { methods: methods === undefined ? undefined : methodSet(methods), ref };
 }
 
 /**
@@ -226,24 +302,6 @@ function spelledList(paths: readonly unknown[]): string {
 
 /** How an Express route is named in errors, made only when one is thrown. */
 const expressRouteLabel = (methods: readonly string[], path: string): string => `Express route ${methods.join(',')} ${path}`;
-
-/** A route's tables: per method, the options of its cors.route() marker for that method, if any. */
-function registerRoute(core: CorsCore, route: ExpressRoute, key: object, path: string): FrameworkRoute {
-  const every = route.methods._all === true;
-  const methods = every
-    ? GLOBAL_METHODS
-    : Object.keys(route.methods)
-        .filter((method) => route.methods[method] === true)
-        .map((method) => method.toUpperCase());
-  let ref: FrameworkRoute['ref'] | undefined;
-  for (const method of methods) {
-    const marker = route.stack.find(
-      (layer) => layer.handle[ROUTE_OPTIONS] !== undefined && (layer.method === undefined || layer.method === '_all' || layer.method.toUpperCase() === method),
-    );
-    ref = core.routeMatchedElsewhere(key, oneMethodList(method), path, marker?.handle[ROUTE_OPTIONS], expressRouteLabel);
-  }
-  return { methods: every ? undefined : methodSet(methods), ref: ref! };
-}
 
 /** What a walk reads and writes as it goes down the stacks. */
 interface Walk {

@@ -69,6 +69,38 @@ export function methodSet(methods: readonly string[]): ReadonlySet<string> {
  */
 export type RouteWalk = (pathname: string, requestMethod: string, host: string | undefined) => readonly FrameworkRoute[];
 
+/** One method of one route, as the route declares it on its path. */
+export interface MethodDeclaration {
+  readonly method: string;
+  /** The route has a cors.route() marker for this method. */
+  readonly marked: boolean;
+  /** The route serves every method (`app.all()`), this one among them, rather than naming it. */
+  readonly everyMethod: boolean;
+}
+
+/**
+ * Which of a path's method declarations, in the order the framework tries its routes, give the
+ * path its policy for their method. A route of every method leaves a method to a route that names
+ * it (a GET route names HEAD too, which it serves): to one declared before it, which runs first
+ * (`app.get('/a', cors.route(A))` then `app.all('/a', cors.route(B))`: GET and HEAD are A's, every
+ * other method B's); and, where it has no cors.route() for the method, to one declared after it,
+ * which a request reaches only through it, as middleware in front (`app.all('/a', auth)` then
+ * `app.get('/a', cors.route(A), ...)`: GET is A's). Every other declaration stands, and two of one
+ * method under different options are refused as the engine refuses them: which one then decides
+ * would depend on whether the first hands the request on.
+ */
+export function policyDeclarations<D extends MethodDeclaration>(declarations: readonly D[]): D[] {
+  const names = (other: MethodDeclaration, method: string) => !other.everyMethod && (other.method === method || (method === 'HEAD' && other.method === 'GET'));
+  return declarations.filter((declaration, index) => {
+    if (!declaration.everyMethod) return true;
+    const method = declaration.method;
+    for (let before = 0; before < index; before++) if (names(declarations[before]!, method)) return false;
+    if (declaration.marked) return true;
+    for (let after = index + 1; after < declarations.length; after++) if (names(declarations[after]!, method)) return false;
+    return true;
+  });
+}
+
 /** A path's walk: the routes that match it, and what its OPTIONS answers need. */
 interface Walk {
   readonly routes: readonly FrameworkRoute[];

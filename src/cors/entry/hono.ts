@@ -11,7 +11,7 @@ import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
 import { SharedUrls } from '../core/route-overlaps.js';
 import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './fetch-writer.js';
-import { type MaybeMarked, markRoute, ROUTE_OPTIONS, RoutesReadOnce } from './framework-routes.js';
+import { type MaybeMarked, markRoute, type MethodDeclaration, policyDeclarations, ROUTE_OPTIONS, RoutesReadOnce } from './framework-routes.js';
 
 export * from './common-exports.js';
 
@@ -156,16 +156,27 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
   const tables = new Map<RouterRoute, TableRef>();
   const methods = new Set<string>();
   const markers = markersOf(app.routes);
-  for (const route of app.routes) {
-    if (isMiddleware(route.handler)) continue;
-    const marker = markers.of(route);
-    const declared = route.method === 'ALL' ? GLOBAL_METHODS : [route.method];
-    let ref: TableRef | undefined;
-    for (const method of declared) {
-      methods.add(method);
-      ref = core.routeMatchedElsewhere(route.path, [method], route.path, marker, `hono route ${method} ${route.path}`);
+  const handlers = app.routes.filter((route) => !isMiddleware(route.handler));
+  // A path with a route of every method (app.all()) has its routes weighed together (policyDeclarations()); any other, route by route.
+  const withEvery = new Map<string, HonoDeclaration[]>();
+  for (const route of handlers) if (route.method === 'ALL') withEvery.set(route.path, []);
+  for (const route of handlers) {
+    const declarations = declarationsOf(route, markers.of(route));
+    for (const { method } of declarations) methods.add(method);
+    const together = withEvery.get(route.path);
+    if (together !== undefined) {
+      together.push(...declarations);
+      continue;
     }
+    let ref: TableRef | undefined;
+    for (const declaration of declarations) ref = register(core, declaration);
     tables.set(route, ref!);
+  }
+  for (const together of withEvery.values()) {
+    for (const declaration of policyDeclarations(together)) tables.set(declaration.route, register(core, declaration));
+    // A route that gives its path no method's policy still leads to the path's table.
+    const pathRef = tables.get(together.find((declaration) => tables.has(declaration.route))!.route)!;
+    for (const { route } of together) if (!tables.has(route)) tables.set(route, pathRef);
   }
   // After this, a route declared on the app throws where it is declared: it would have no policy.
   Object.assign(app.router, {
@@ -180,6 +191,22 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
     },
   });
   return new HonoRoutes(app, tables, [...methods]);
+}
+
+/** One method of a route, with the options of the cors.route() marker that hono runs first for it, if any. */
+interface HonoDeclaration extends MethodDeclaration {
+  readonly route: RouterRoute;
+  readonly options: CorsOptions<Request> | undefined;
+}
+
+/** A route's methods (app.all(): GLOBAL_METHODS), with its marker's options. */
+function declarationsOf(route: RouterRoute, options: CorsOptions<Request> | undefined): HonoDeclaration[] {
+  const everyMethod = route.method === 'ALL';
+  return (everyMethod ? GLOBAL_METHODS : [route.method]).map((method) => ({ route, method, options, marked: options !== undefined, everyMethod }));
+}
+
+function register(core: CorsCore, { route, method, options }: HonoDeclaration): TableRef {
+  return core.routeMatchedElsewhere(route.path, [method], route.path, options, `hono route ${method} ${route.path}`);
 }
 
 /**

@@ -3,7 +3,7 @@
  * `@koa/router`. Each request gets the policy of the route @koa/router will run for it, found by
  * the routers' own match(), in the order Koa runs them.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import { type IncomingHttpHeaders, METHODS } from 'node:http';
 
 import { controlsOf, CorsCore, oneMethodList, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
 import { routingMethod } from '../core/decision.js';
@@ -15,7 +15,9 @@ import {
   FrameworkRoutes,
   type MaybeMarked,
   markRoute,
+  type MethodDeclaration,
   methodSet,
+  policyDeclarations,
   ROUTE_OPTIONS,
   RoutesReadOnce,
   samePatterns,
@@ -156,11 +158,7 @@ function mirrorKoa(core: CorsCore, instance: unknown): KoaRoutes {
   const tables = new Map<KoaLayer, TableRef>();
   const matchers: { router: KoaRouter; match: KoaMatcher }[] = [];
   for (const router of routers) {
-    const pathOf = samePatterns();
-    for (const layer of router.stack) {
-      if (layer.methods.length === 0) continue;
-      tables.set(layer, registerLayer(core, layer, pathOf(layer.regexp)));
-    }
+    registerLayers(core, router, tables);
     matchers.push({ router, match: matchSharedWith(router) });
     refuseLateRoutes(core, router);
   }
@@ -219,15 +217,56 @@ function matchSharedWith(router: KoaRouter): KoaMatcher {
 /** How a Koa route is named in errors, made only when one is thrown. */
 const koaRouteLabel = (methods: readonly string[], path: string): string => `Koa route ${methods.join(',')} ${path}`;
 
-function registerLayer(core: CorsCore, layer: KoaLayer, pattern: RegExp): TableRef {
-  const marker = layer.stack.find((handler) => handler[ROUTE_OPTIONS] !== undefined);
-  let ref: TableRef | undefined;
+/**
+ * Registers the routes of `router`, each with its table. A path with a route of every method
+ * (router.all()) has its routes weighed together (policyDeclarations()); any other, route by route.
+ */
+function registerLayers(core: CorsCore, router: KoaRouter, tables: Map<KoaLayer, TableRef>): void {
+  const pathOf = samePatterns();
+  const routes: { layer: KoaLayer; key: RegExp }[] = [];
+  for (const layer of router.stack) if (layer.methods.length > 0) routes.push({ layer, key: pathOf(layer.regexp) });
+  const withEvery = new Map<RegExp, KoaDeclaration[]>();
+  for (const { layer, key } of routes) if (servesEveryMethod(layer)) withEvery.set(key, []);
+  for (const { layer, key } of routes) {
+    const together = withEvery.get(key);
+    if (together !== undefined) {
+      together.push(...declarationsOf(layer, key));
+      continue;
+    }
+    let ref: TableRef | undefined;
+    for (const declaration of declarationsOf(layer, key)) ref = register(core, declaration);
+    tables.set(layer, ref!);
+  }
+  for (const together of withEvery.values()) {
+    for (const declaration of policyDeclarations(together)) tables.set(declaration.layer, register(core, declaration));
+    // A route that gives its path no method's policy still leads to the path's table.
+    const pathRef = tables.get(together.find((declaration) => tables.has(declaration.layer))!.layer)!;
+    for (const { layer } of together) if (!tables.has(layer)) tables.set(layer, pathRef);
+  }
+}
+
+/** A route of every method: router.all() declares one naming each method node:http knows. */
+function servesEveryMethod(layer: KoaLayer): boolean {
+  return layer.methods.length >= METHODS.length && METHODS.every((method) => layer.methods.includes(method));
+}
+
+/** One method of a route, with the options of the route's cors.route() marker, if any. */
+interface KoaDeclaration extends MethodDeclaration {
+  readonly layer: KoaLayer;
+  readonly key: RegExp;
+  readonly options: CorsOptions<KoaContext> | undefined;
+}
+
+function declarationsOf(layer: KoaLayer, key: RegExp): KoaDeclaration[] {
+  const options = layer.stack.find((handler) => handler[ROUTE_OPTIONS] !== undefined)?.[ROUTE_OPTIONS];
+  const everyMethod = servesEveryMethod(layer);
   // @koa/router lists HEAD before GET; the tables add HEAD after GET themselves.
   const methods = layer.methods.includes('GET') ? layer.methods.filter((method) => method !== 'HEAD') : layer.methods;
-  for (const method of methods) {
-    ref = core.routeMatchedElsewhere(pattern, oneMethodList(method), layer.path, marker?.[ROUTE_OPTIONS], koaRouteLabel);
-  }
-  return ref!;
+  return methods.map((method) => ({ layer, key, method, options, marked: options !== undefined, everyMethod }));
+}
+
+function register(core: CorsCore, { key, layer, method, options }: KoaDeclaration): TableRef {
+  return core.routeMatchedElsewhere(key, oneMethodList(method), layer.path, options, koaRouteLabel);
 }
 
 /** After the mirror, a route registered on `router` throws where it is declared: it would have no policy. */

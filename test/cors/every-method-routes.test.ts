@@ -1,0 +1,166 @@
+/**
+ * A route of every method (`app.all()`, `router.all()`) beside routes of its path that name a
+ * method, in Express 5, Express 4, Koa with @koa/router and hono (policyDeclarations() in
+ * entry/framework-routes.ts). Each framework runs, for a method, the first of the routes that
+ * serve it; each handler here says which ran.
+ * - Named first: the named route runs its methods (HEAD with GET), the route of every method the
+ *   rest, each under its own policy ("reads open, the rest from our app").
+ * - Every method first, with no cors.route(): middleware in front of the named route, which a
+ *   request reaches through it: the named route's policy.
+ * - Every method first, with a cors.route() of other options: refused at start-up, as which of the
+ *   two decides depends on whether the first hands the request on; in hono, whose markers are
+ *   handlers of their own, decided by the one hono runs first.
+ */
+import Router from '@koa/router';
+import express5 from 'express';
+import express4 from 'express4';
+import { Hono } from 'hono';
+import Koa from 'koa';
+import t from 'tap';
+
+import { createCors as createExpressCors } from '@lib/cors/express';
+import { createCors as createHonoCors } from '@lib/cors/hono';
+import { createCors as createKoaCors } from '@lib/cors/koa';
+
+import { corsHeadersOf, serve } from '../helpers/http.js';
+
+const quiet = { warn: () => {}, error: () => {} };
+const BASE = { origin: 'https://base.test' };
+const OPEN = { origin: '*' };
+const APP = { origin: 'https://app.test' };
+
+type Order = 'named first' | 'middleware first' | 'both marked, every method first';
+interface Seen {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+type Send = (method: string, headers?: Record<string, string>) => Promise<Seen>;
+/** The application of `order` on `/things`, read by the CORS middleware at once (mirror()): a refusal throws here. */
+type Start = (order: Order) => Promise<Send>;
+
+async function served(listener: Parameters<typeof serve>[0]): Promise<Send> {
+  const server = await serve(listener);
+  t.teardown(server.close);
+  return async (method, headers = {}) => {
+    const answer = await server.send(method, '/things', headers);
+    return { status: answer.status, headers: corsHeadersOf(answer), body: answer.body };
+  };
+}
+
+function expressApp(express: typeof express5): Start {
+  return async (order) => {
+    const app = express();
+    const cors = createExpressCors(BASE, { logger: quiet });
+    app.use(cors);
+    const named = () => app.get('/things', cors.route(OPEN), (_req, res) => void res.send('ran GET'));
+    if (order === 'named first') {
+      named();
+      app.all('/things', cors.route(APP), (_req, res) => void res.send('ran all'));
+    } else {
+      if (order === 'middleware first') app.all('/things', (_req, _res, next) => next());
+      else app.all('/things', cors.route(APP), (_req, _res, next) => next());
+      named();
+    }
+    cors.mirror(app);
+    return served(app as never);
+  };
+}
+
+const koaApp: Start = async (order) => {
+  const app = new Koa();
+  const router = new Router();
+  const cors = createKoaCors(BASE, { logger: quiet });
+  const named = () =>
+    router.get('/things', cors.route(OPEN), (ctx) => {
+      ctx.body = 'ran GET';
+    });
+  if (order === 'named first') {
+    named();
+    router.all('/things', cors.route(APP), (ctx) => {
+      ctx.body = 'ran all';
+    });
+  } else {
+    if (order === 'middleware first') router.all('/things', (_ctx, next) => next());
+    else router.all('/things', cors.route(APP), (_ctx, next) => next());
+    named();
+  }
+  app.use(cors);
+  app.use(router.routes()).use(router.allowedMethods());
+  cors.mirror(app);
+  return served(app.callback());
+};
+
+const honoApp: Start = async (order) => {
+  const app = new Hono();
+  const cors = createHonoCors(app, BASE, { logger: quiet });
+  app.use(cors);
+  const named = () => app.get('/things', cors.route(OPEN), (c) => c.text('ran GET'));
+  if (order === 'named first') {
+    named();
+    app.all('/things', cors.route(APP), (c) => c.text('ran all'));
+  } else {
+    // hono tells middleware by its taking `next`; a cors.route() before it is hono's first to run.
+    if (order === 'middleware first') app.all('/things', async (_c, next) => next());
+    else app.all('/things', cors.route(APP), async (_c, next) => next());
+    named();
+  }
+  cors.mirror();
+  return async (method, headers = {}) => {
+    const response = await app.fetch(new Request('http://api.test/things', { method, headers }));
+    return {
+      status: response.status,
+      headers: corsHeadersOf({ status: response.status, headers: Object.fromEntries(response.headers), body: '' }),
+      body: await response.text(),
+    };
+  };
+};
+
+const FRAMEWORKS: Record<string, Start> = {
+  'Express 5': expressApp(express5),
+  'Express 4': expressApp(express4 as unknown as typeof express5),
+  'Koa with @koa/router': koaApp,
+  hono: honoApp,
+};
+
+const preflight = (origin: string, method: string) => ({ Origin: origin, 'Access-Control-Request-Method': method });
+
+for (const [name, start] of Object.entries(FRAMEWORKS)) {
+  t.test(`${name}: a named route declared before a route of every method keeps its methods`, async (t) => {
+    const send = await start('named first');
+    const get = await send('GET', { Origin: 'https://stranger.test' });
+    t.equal(get.body, 'ran GET');
+    t.equal(get.headers['access-control-allow-origin'], '*', 'GET runs the open route');
+    t.equal((await send('HEAD', { Origin: 'https://stranger.test' })).headers['access-control-allow-origin'], '*', 'HEAD with it');
+    const put = await send('PUT', { Origin: 'https://stranger.test' });
+    t.equal(put.body, 'ran all');
+    t.not(put.headers['access-control-allow-origin'], '*', "PUT runs the route of every method, under the app's policy");
+    t.equal((await send('PUT', { Origin: APP.origin })).headers['access-control-allow-origin'], APP.origin);
+    const putPreflight = await send('OPTIONS', preflight(APP.origin, 'PUT'));
+    t.equal(putPreflight.headers['access-control-allow-origin'], APP.origin);
+    t.notOk(putPreflight.headers['access-control-allow-methods']!.split(', ').includes('GET'), 'no GET listed: it runs under the open policy');
+    t.equal((await send('OPTIONS', preflight('https://stranger.test', 'GET'))).headers['access-control-allow-origin'], '*');
+  });
+
+  t.test(`${name}: a route of every method declared first, with no cors.route(), is middleware in front of the named route`, async (t) => {
+    const send = await start('middleware first');
+    const get = await send('GET', { Origin: 'https://stranger.test' });
+    t.equal(get.body, 'ran GET');
+    t.equal(get.headers['access-control-allow-origin'], '*', "the named route's policy, not the middleware's defaults");
+    t.equal((await send('OPTIONS', preflight('https://stranger.test', 'GET'))).headers['access-control-allow-origin'], '*');
+  });
+
+  if (name === 'hono') {
+    t.test(`${name}: a route of every method with a cors.route() of other options, declared first, decides: hono runs its cors.route() first`, async (t) => {
+      // hono's markers are its handlers: the first one hono runs for the method is the route's (markersOf() in entry/hono.ts).
+      const send = await start('both marked, every method first');
+      const get = await send('GET', { Origin: 'https://stranger.test' });
+      t.equal(get.body, 'ran GET');
+      t.equal(get.headers['access-control-allow-origin'], APP.origin, "the app's fixed origin: its policy decides");
+    });
+    continue;
+  }
+  t.test(`${name}: a route of every method with a cors.route() of other options, declared first, is refused`, async (t) => {
+    await t.rejects(start('both marked, every method first'), { code: 'CORS_ROUTE_CONFLICT' });
+  });
+}
