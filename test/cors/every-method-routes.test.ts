@@ -5,8 +5,9 @@
  * serve it; each handler here says which ran.
  * - Named first: the named route runs its methods (HEAD with GET), the route of every method the
  *   rest, each under its own policy ("reads open, the rest from our app").
- * - Every method first, with no cors.route(): middleware in front of the named route, which a
- *   request reaches through it: the named route's policy.
+ * - Every method first, with no cors.route(), handing requests on (its handler takes `next`):
+ *   middleware in front of the named route, which a request reaches through it: the named
+ *   route's policy. Its handler answering instead: refused, as the named route never runs.
  * - Every method first, with a cors.route() of other options: refused at start-up, as which of the
  *   two decides depends on whether the first hands the request on; in hono, whose markers are
  *   handlers of their own, decided by the one hono runs first.
@@ -29,7 +30,7 @@ const BASE = { origin: 'https://base.test' };
 const OPEN = { origin: '*' };
 const APP = { origin: 'https://app.test' };
 
-type Order = 'named first' | 'middleware first' | 'both marked, every method first';
+type Order = 'named first' | 'unmarked named first' | 'middleware first' | 'answering every method first' | 'both marked, every method first';
 interface Seen {
   status: number;
   headers: Record<string, string>;
@@ -54,11 +55,13 @@ function expressApp(express: typeof express5): Start {
     const cors = createExpressCors(BASE, { logger: quiet });
     app.use(cors);
     const named = () => app.get('/things', cors.route(OPEN), (_req, res) => void res.send('ran GET'));
-    if (order === 'named first') {
-      named();
+    if (order === 'named first' || order === 'unmarked named first') {
+      if (order === 'named first') named();
+      else app.get('/things', (_req, res) => void res.send('ran GET'));
       app.all('/things', cors.route(APP), (_req, res) => void res.send('ran all'));
     } else {
       if (order === 'middleware first') app.all('/things', (_req, _res, next) => next());
+      else if (order === 'answering every method first') app.all('/things', (_req, res) => void res.send('ran all'));
       else app.all('/things', cors.route(APP), (_req, _res, next) => next());
       named();
     }
@@ -75,13 +78,19 @@ const koaApp: Start = async (order) => {
     router.get('/things', cors.route(OPEN), (ctx) => {
       ctx.body = 'ran GET';
     });
-  if (order === 'named first') {
-    named();
-    router.all('/things', cors.route(APP), (ctx) => {
-      ctx.body = 'ran all';
-    });
+  const all = (ctx: { body: unknown }) => {
+    ctx.body = 'ran all';
+  };
+  if (order === 'named first' || order === 'unmarked named first') {
+    if (order === 'named first') named();
+    else
+      router.get('/things', (ctx) => {
+        ctx.body = 'ran GET';
+      });
+    router.all('/things', cors.route(APP), all);
   } else {
     if (order === 'middleware first') router.all('/things', (_ctx, next) => next());
+    else if (order === 'answering every method first') router.all('/things', all);
     else router.all('/things', cors.route(APP), (_ctx, next) => next());
     named();
   }
@@ -96,12 +105,14 @@ const honoApp: Start = async (order) => {
   const cors = createHonoCors(app, BASE, { logger: quiet });
   app.use(cors);
   const named = () => app.get('/things', cors.route(OPEN), (c) => c.text('ran GET'));
-  if (order === 'named first') {
-    named();
+  if (order === 'named first' || order === 'unmarked named first') {
+    if (order === 'named first') named();
+    else app.get('/things', (c) => c.text('ran GET'));
     app.all('/things', cors.route(APP), (c) => c.text('ran all'));
   } else {
     // hono tells middleware by its taking `next`; a cors.route() before it is hono's first to run.
     if (order === 'middleware first') app.all('/things', async (_c, next) => next());
+    else if (order === 'answering every method first') app.all('/things', (c) => c.text('ran all'));
     else app.all('/things', cors.route(APP), async (_c, next) => next());
     named();
   }
@@ -140,6 +151,19 @@ for (const [name, start] of Object.entries(FRAMEWORKS)) {
     t.equal(putPreflight.headers['access-control-allow-origin'], APP.origin);
     t.notOk(putPreflight.headers['access-control-allow-methods']!.split(', ').includes('GET'), 'no GET listed: it runs under the open policy');
     t.equal((await send('OPTIONS', preflight('https://stranger.test', 'GET'))).headers['access-control-allow-origin'], '*');
+  });
+
+  t.test(`${name}: a named route without cors.route() declared before a route of every method keeps its methods, under the middleware's options`, async (t) => {
+    const send = await start('unmarked named first');
+    const get = await send('GET', { Origin: 'https://stranger.test' });
+    t.equal(get.body, 'ran GET');
+    t.equal(get.headers['access-control-allow-origin'], BASE.origin, "the middleware's fixed origin, not the route of every method's");
+    t.equal((await send('PUT', { Origin: APP.origin })).headers['access-control-allow-origin'], APP.origin);
+  });
+
+  t.test(`${name}: a route of every method declared first whose handler answers, with no cors.route(), is refused beside a named route`, async (t) => {
+    // It answers GET itself, under the middleware's options, and the named route's never runs: a mistake to say out loud.
+    await t.rejects(start('answering every method first'), { code: 'CORS_ROUTE_CONFLICT' });
   });
 
   t.test(`${name}: a route of every method declared first, with no cors.route(), is middleware in front of the named route`, async (t) => {

@@ -80,7 +80,7 @@ async function served(t: Test, listener: Parameters<typeof serve>[0]): Promise<S
  * Declared first, as everywhere: the host once looked a preflight up through its methods in this
  * order, and found PUT's open route for a DELETE.
  */
-async function hostApplication(t: Test, extra: CorsOptions): Promise<Send> {
+async function hostApplication(t: Test, extra: CorsOptions, staffOnly: CorsOptions = {}): Promise<Send> {
   @controller({ providersPerRou: [{ token: CorsOptions, useValue: { ...OPEN, ...extra } }] })
   class Me {
     @route('PUT', 'users/me')
@@ -88,7 +88,7 @@ async function hostApplication(t: Test, extra: CorsOptions): Promise<Send> {
       return 'ran PUT /users/me';
     }
   }
-  @controller({ providersPerRou: [{ token: CorsOptions, useValue: { ...STAFF, ...extra } }] })
+  @controller({ providersPerRou: [{ token: CorsOptions, useValue: { ...STAFF, ...extra, ...staffOnly } }] })
   class Staff {
     @route('GET', 'users/:id')
     read() {
@@ -300,4 +300,11 @@ t.test("host: with preflightContinue, the generated OPTIONS route's Allow lists 
   t.equal(answer.headers['access-control-allow-methods'], 'DELETE', "the preflight headers are the URL's, as without preflightContinue");
   t.equal(answer.headers.allow, 'PUT, GET, HEAD, DELETE, OPTIONS', 'not only the methods of the path found first');
   t.equal((await send('OPTIONS', '/users/7', preflight(app, 'DELETE'))).headers.allow, 'GET, HEAD, PUT, DELETE, OPTIONS');
+});
+
+t.test("host: with preflightContinue, a preflight's status is that of the policy that decided it", async (t) => {
+  const send = await hostApplication(t, { preflightContinue: true }, { optionsSuccessStatus: 200 });
+  t.equal((await send('OPTIONS', '/users/me', preflight(app, 'DELETE'))).status, 200, "DELETE runs the staff's route");
+  t.equal((await send('OPTIONS', '/users/me', preflight(stranger, 'PUT'))).status, 204, 'PUT runs the open route');
+  t.equal((await send('OPTIONS', '/users/me')).status, 204, 'a plain OPTIONS is no preflight');
 });

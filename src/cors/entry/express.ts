@@ -18,7 +18,7 @@ import {
   markRoute,
   type MethodDeclaration,
   methodSet,
-  policyDeclarations,
+  registerRoutes,
   ROUTE_OPTIONS,
   RoutesReadOnce,
   samePatterns,
@@ -193,26 +193,13 @@ function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries:
       );
     }
   }
-  // A path with a route of every method (app.all()) has its routes weighed together; any other, route by route.
-  const withEvery = new Map<object, PathRoute[]>();
-  for (const { route, key } of routes) if (servesEveryMethod(route)) withEvery.set(key, []);
-  for (const pathRoute of routes) {
-    const together = withEvery.get(pathRoute.key);
-    if (together !== undefined) {
-      together.push(pathRoute);
-      continue;
-    }
-    let ref: TableRef | undefined;
-    for (const declaration of declarationsOf(pathRoute)) ref = register(core, declaration);
-    entries.set(pathRoute.route, frameworkRoute(pathRoute.route, ref!));
-  }
-  for (const together of withEvery.values()) {
-    const refs = new Map<ExpressRoute, TableRef>();
-    for (const declaration of policyDeclarations(together.flatMap(declarationsOf))) refs.set(declaration.route, register(core, declaration));
-    // A route that gives its path no method's policy still leads to the path's table.
-    const pathRef = refs.values().next().value!;
-    for (const { route } of together) entries.set(route, frameworkRoute(route, refs.get(route) ?? pathRef));
-  }
+  const tables = registerRoutes(
+    routes,
+    ({ route }) => servesEveryMethod(route),
+    declarationsOf,
+    (declaration) => register(core, declaration),
+  );
+  for (const { route } of routes) entries.set(route, frameworkRoute(route, tables.get(route)!));
 }
 
 /** A route of a router, with its path's key and its path as errors name it. */
@@ -223,7 +210,7 @@ interface PathRoute {
 }
 
 /** One method of a route, with the options of the route's cors.route() marker for it, if any. */
-interface ExpressDeclaration extends MethodDeclaration, PathRoute {
+interface ExpressDeclaration extends MethodDeclaration<ExpressRoute>, PathRoute {
   readonly options: CorsOptions<IncomingMessage> | undefined;
 }
 
@@ -249,12 +236,14 @@ function declarationsOf(pathRoute: PathRoute): ExpressDeclaration[] {
   const route = pathRoute.route;
   const named = methodsOf(route);
   const everyMethod = named === undefined || servesEveryMethod(route);
+  // Express passes `next` as a handler's third argument: one that takes it may hand the request on.
+  const handsOn = (route.stack.at(-1)?.handle.length ?? 0) >= 3;
   return (named ?? GLOBAL_METHODS).map((method) => {
     const marker = route.stack.find(
       (layer) => layer.handle[ROUTE_OPTIONS] !== undefined && (layer.method === undefined || layer.method === '_all' || layer.method.toUpperCase() === method),
     );
     const options = marker?.handle[ROUTE_OPTIONS] as CorsOptions<IncomingMessage> | undefined;
-    return { ...pathRoute, method, options, marked: options !== undefined, everyMethod };
+    return { ...pathRoute, method, options, marked: options !== undefined, everyMethod, handsOn };
   });
 }
 

@@ -28,18 +28,13 @@ export function readFetchHeader(request: Request, name: string): string | null {
  * An answer the engine gives itself, empty body (Content-Length left to the runtime, which counts
  * it). Its headers are a plain record, not a Headers: a Response takes either, and a server that
  * writes a Response to node:http (@hono/node-server) passes a record on as it is, where it would
- * copy a Headers into one. Nothing was set before, so there is no `Vary` to merge with; a name
- * the answer listed twice would be joined as one list, as Headers.append() joins it.
+ * copy a Headers into one. Nothing was set before, so there is no `Vary` to merge with, and an
+ * answer lists each name once (its `Vary` fields in one pair).
  */
 export function emptyAnswer(answer: Answer): Response {
   const headers: Record<string, string> = {};
   const list = answer.headers;
-  for (let i = 0; i < list.length; i += 2) {
-    const name = list[i]!;
-    if (name === 'Content-Length') continue;
-    const before = headers[name];
-    headers[name] = before === undefined ? list[i + 1]! : `${before}, ${list[i + 1]!}`;
-  }
+  for (let i = 0; i < list.length; i += 2) if (list[i] !== 'Content-Length') headers[list[i]!] = list[i + 1]!;
   return new Response(null, { status: answer.status, headers });
 }
 

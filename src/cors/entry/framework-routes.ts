@@ -70,12 +70,48 @@ export function methodSet(methods: readonly string[]): ReadonlySet<string> {
 export type RouteWalk = (pathname: string, requestMethod: string, host: string | undefined) => readonly FrameworkRoute[];
 
 /** One method of one route, as the route declares it on its path. */
-export interface MethodDeclaration {
+export interface MethodDeclaration<Route> {
+  readonly route: Route;
   readonly method: string;
   /** The route has a cors.route() marker for this method. */
   readonly marked: boolean;
   /** The route serves every method (`app.all()`), this one among them, rather than naming it. */
   readonly everyMethod: boolean;
+  /** The route's last handler takes `next`, so the route may hand the request on to a later one. */
+  readonly handsOn: boolean;
+}
+
+/**
+ * Registers the routes of one router (each with the key of its path there, in the framework's
+ * order) and returns each route's table: the table of its path. A route's methods are given its
+ * path's policies one by one (`register`); on a path with a route of every method (`everyMethod`),
+ * policyDeclarations() first weighs the declarations of the path's routes together.
+ */
+export function registerRoutes<Entry extends { readonly route: unknown; readonly key: unknown }, Declaration extends MethodDeclaration<Entry['route']>>(
+  routes: readonly Entry[],
+  everyMethod: (entry: Entry) => boolean,
+  declarationsOf: (entry: Entry) => readonly Declaration[],
+  register: (declaration: Declaration) => TableRef,
+): Map<Entry['route'], TableRef> {
+  const tables = new Map<Entry['route'], TableRef>();
+  const together = new Map<unknown, Declaration[]>();
+  for (const entry of routes) if (everyMethod(entry)) together.set(entry.key, []);
+  for (const entry of routes) {
+    const declarations = declarationsOf(entry);
+    const ofPath = together.get(entry.key);
+    if (ofPath !== undefined) {
+      ofPath.push(...declarations);
+      continue;
+    }
+    for (const declaration of declarations) tables.set(entry.route, register(declaration));
+  }
+  for (const declarations of together.values()) {
+    for (const declaration of policyDeclarations(declarations)) tables.set(declaration.route, register(declaration));
+    // A route that gives its path no method's policy still leads to the path's table.
+    const pathTable = tables.get(declarations.find((declaration) => tables.has(declaration.route))!.route)!;
+    for (const { route } of declarations) if (!tables.has(route)) tables.set(route, pathTable);
+  }
+  return tables;
 }
 
 /**
@@ -83,19 +119,20 @@ export interface MethodDeclaration {
  * path its policy for their method. A route of every method leaves a method to a route that names
  * it (a GET route names HEAD too, which it serves): to one declared before it, which runs first
  * (`app.get('/a', cors.route(A))` then `app.all('/a', cors.route(B))`: GET and HEAD are A's, every
- * other method B's); and, where it has no cors.route() for the method, to one declared after it,
- * which a request reaches only through it, as middleware in front (`app.all('/a', auth)` then
- * `app.get('/a', cors.route(A), ...)`: GET is A's). Every other declaration stands, and two of one
- * method under different options are refused as the engine refuses them: which one then decides
- * would depend on whether the first hands the request on.
+ * other method B's); and, where it has no cors.route() for the method and hands requests on, to one
+ * declared after it, which a request reaches only through it, as middleware in front
+ * (`app.all('/a', auth)` then `app.get('/a', cors.route(A), ...)`: GET is A's). Every other
+ * declaration stands, and two of one method under different options are refused as the engine
+ * refuses them: a route of every method declared first with a policy of its own, or one whose last
+ * handler answers (takes no `next`), may be the one that answers, or may not.
  */
-export function policyDeclarations<D extends MethodDeclaration>(declarations: readonly D[]): D[] {
-  const names = (other: MethodDeclaration, method: string) => !other.everyMethod && (other.method === method || (method === 'HEAD' && other.method === 'GET'));
+export function policyDeclarations<D extends MethodDeclaration<unknown>>(declarations: readonly D[]): D[] {
+  const names = (other: D, method: string) => !other.everyMethod && (other.method === method || (method === 'HEAD' && other.method === 'GET'));
   return declarations.filter((declaration, index) => {
     if (!declaration.everyMethod) return true;
     const method = declaration.method;
     for (let before = 0; before < index; before++) if (names(declarations[before]!, method)) return false;
-    if (declaration.marked) return true;
+    if (declaration.marked || !declaration.handsOn) return true;
     for (let after = index + 1; after < declarations.length; after++) if (names(declarations[after]!, method)) return false;
     return true;
   });

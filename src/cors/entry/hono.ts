@@ -11,7 +11,7 @@ import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
 import { SharedUrls } from '../core/route-overlaps.js';
 import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './fetch-writer.js';
-import { type MaybeMarked, markRoute, type MethodDeclaration, policyDeclarations, ROUTE_OPTIONS, RoutesReadOnce } from './framework-routes.js';
+import { type MaybeMarked, markRoute, type MethodDeclaration, registerRoutes, ROUTE_OPTIONS, RoutesReadOnce } from './framework-routes.js';
 
 export * from './common-exports.js';
 
@@ -153,31 +153,20 @@ class HonoRoutes {
 
 /** Every route of `app` (its handlers, not its middleware) with its table. */
 function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
-  const tables = new Map<RouterRoute, TableRef>();
-  const methods = new Set<string>();
   const markers = markersOf(app.routes);
-  const handlers = app.routes.filter((route) => !isMiddleware(route.handler));
-  // A path with a route of every method (app.all()) has its routes weighed together (policyDeclarations()); any other, route by route.
-  const withEvery = new Map<string, HonoDeclaration[]>();
-  for (const route of handlers) if (route.method === 'ALL') withEvery.set(route.path, []);
-  for (const route of handlers) {
-    const declarations = declarationsOf(route, markers.of(route));
-    for (const { method } of declarations) methods.add(method);
-    const together = withEvery.get(route.path);
-    if (together !== undefined) {
-      together.push(...declarations);
-      continue;
-    }
-    let ref: TableRef | undefined;
-    for (const declaration of declarations) ref = register(core, declaration);
-    tables.set(route, ref!);
-  }
-  for (const together of withEvery.values()) {
-    for (const declaration of policyDeclarations(together)) tables.set(declaration.route, register(core, declaration));
-    // A route that gives its path no method's policy still leads to the path's table.
-    const pathRef = tables.get(together.find((declaration) => tables.has(declaration.route))!.route)!;
-    for (const { route } of together) if (!tables.has(route)) tables.set(route, pathRef);
-  }
+  // Each handler with its place among the routes, which tells the markers hono runs before it.
+  const handlers = app.routes.flatMap((route, index) => (isMiddleware(route.handler) ? [] : [{ route, key: route.path, index }]));
+  const methods = new Set<string>();
+  const tables = registerRoutes(
+    handlers,
+    ({ route }) => route.method === 'ALL',
+    ({ route, index }) => {
+      const declarations = declarationsOf(route, markers.of(route, index));
+      for (const { method } of declarations) methods.add(method);
+      return declarations;
+    },
+    (declaration) => register(core, declaration),
+  );
   // After this, a route declared on the app throws where it is declared: it would have no policy.
   Object.assign(app.router, {
     add: (method: string, path: string) => {
@@ -194,15 +183,24 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
 }
 
 /** One method of a route, with the options of the cors.route() marker that hono runs first for it, if any. */
-interface HonoDeclaration extends MethodDeclaration {
-  readonly route: RouterRoute;
+interface HonoDeclaration extends MethodDeclaration<RouterRoute> {
   readonly options: CorsOptions<Request> | undefined;
 }
 
-/** A route's methods (app.all(): GLOBAL_METHODS), with its marker's options. */
+/**
+ * A route's methods (app.all(): GLOBAL_METHODS), with its marker's options. A handler answers:
+ * hono counts one that takes `next` among the middleware, which no route's declarations include.
+ */
 function declarationsOf(route: RouterRoute, options: CorsOptions<Request> | undefined): HonoDeclaration[] {
   const everyMethod = route.method === 'ALL';
-  return (everyMethod ? GLOBAL_METHODS : [route.method]).map((method) => ({ route, method, options, marked: options !== undefined, everyMethod }));
+  return (everyMethod ? GLOBAL_METHODS : [route.method]).map((method) => ({
+    route,
+    method,
+    options,
+    marked: options !== undefined,
+    everyMethod,
+    handsOn: false,
+  }));
 }
 
 function register(core: CorsCore, { route, method, options }: HonoDeclaration): TableRef {
@@ -212,9 +210,11 @@ function register(core: CorsCore, { route, method, options }: HonoDeclaration): 
 /**
  * The `cors.route()` markers of `routes`, found for a route in one lookup: the first marker
  * declared on its path for its method or for every method (`app.all()`), as hono would run it
- * first. One pass over the routes: searching them for each route took 1.4 s at 10,000 routes.
+ * first, if declared before the route (`index`, its place among `routes`): one declared after a
+ * handler never runs before it. One pass over the routes: searching them for each route took
+ * 1.4 s at 10,000 routes.
  */
-function markersOf(routes: readonly RouterRoute[]): { of(route: RouterRoute): CorsOptions<Request> | undefined } {
+function markersOf(routes: readonly RouterRoute[]): { of(route: RouterRoute, index: number): CorsOptions<Request> | undefined } {
   const first = new Map<string, { index: number; options: CorsOptions<Request> }>();
   routes.forEach((route, index) => {
     const options = targetOf(route.handler)[ROUTE_OPTIONS];
@@ -222,9 +222,11 @@ function markersOf(routes: readonly RouterRoute[]): { of(route: RouterRoute): Co
     if (options !== undefined && !first.has(key)) first.set(key, { index, options });
   });
   return {
-    of(route) {
-      const own = first.get(`${route.method} ${route.path}`);
-      const every = route.method === 'ALL' ? undefined : first.get(`ALL ${route.path}`);
+    of(route, index) {
+      const ownFound = first.get(`${route.method} ${route.path}`);
+      const everyFound = route.method === 'ALL' ? undefined : first.get(`ALL ${route.path}`);
+      const own = ownFound !== undefined && ownFound.index < index ? ownFound : undefined;
+      const every = everyFound !== undefined && everyFound.index < index ? everyFound : undefined;
       if (own === undefined || every === undefined) return (own ?? every)?.options;
       return own.index < every.index ? own.options : every.options;
     },

@@ -17,7 +17,7 @@ import {
   markRoute,
   type MethodDeclaration,
   methodSet,
-  policyDeclarations,
+  registerRoutes,
   ROUTE_OPTIONS,
   RoutesReadOnce,
   samePatterns,
@@ -223,26 +223,15 @@ const koaRouteLabel = (methods: readonly string[], path: string): string => `Koa
  */
 function registerLayers(core: CorsCore, router: KoaRouter, tables: Map<KoaLayer, TableRef>): void {
   const pathOf = samePatterns();
-  const routes: { layer: KoaLayer; key: RegExp }[] = [];
-  for (const layer of router.stack) if (layer.methods.length > 0) routes.push({ layer, key: pathOf(layer.regexp) });
-  const withEvery = new Map<RegExp, KoaDeclaration[]>();
-  for (const { layer, key } of routes) if (servesEveryMethod(layer)) withEvery.set(key, []);
-  for (const { layer, key } of routes) {
-    const together = withEvery.get(key);
-    if (together !== undefined) {
-      together.push(...declarationsOf(layer, key));
-      continue;
-    }
-    let ref: TableRef | undefined;
-    for (const declaration of declarationsOf(layer, key)) ref = register(core, declaration);
-    tables.set(layer, ref!);
-  }
-  for (const together of withEvery.values()) {
-    for (const declaration of policyDeclarations(together)) tables.set(declaration.layer, register(core, declaration));
-    // A route that gives its path no method's policy still leads to the path's table.
-    const pathRef = tables.get(together.find((declaration) => tables.has(declaration.layer))!.layer)!;
-    for (const { layer } of together) if (!tables.has(layer)) tables.set(layer, pathRef);
-  }
+  const routes: { route: KoaLayer; key: RegExp }[] = [];
+  for (const layer of router.stack) if (layer.methods.length > 0) routes.push({ route: layer, key: pathOf(layer.regexp) });
+  const registered = registerRoutes(
+    routes,
+    ({ route }) => servesEveryMethod(route),
+    declarationsOf,
+    (declaration) => register(core, declaration),
+  );
+  for (const [layer, table] of registered) tables.set(layer, table);
 }
 
 /** A route of every method: router.all() declares one naming each method node:http knows. */
@@ -251,22 +240,23 @@ function servesEveryMethod(layer: KoaLayer): boolean {
 }
 
 /** One method of a route, with the options of the route's cors.route() marker, if any. */
-interface KoaDeclaration extends MethodDeclaration {
-  readonly layer: KoaLayer;
+interface KoaDeclaration extends MethodDeclaration<KoaLayer> {
   readonly key: RegExp;
   readonly options: CorsOptions<KoaContext> | undefined;
 }
 
-function declarationsOf(layer: KoaLayer, key: RegExp): KoaDeclaration[] {
+function declarationsOf({ route: layer, key }: { route: KoaLayer; key: RegExp }): KoaDeclaration[] {
   const options = layer.stack.find((handler) => handler[ROUTE_OPTIONS] !== undefined)?.[ROUTE_OPTIONS];
   const everyMethod = servesEveryMethod(layer);
+  // Koa passes `next` as a middleware's second argument: one that takes it may hand the request on.
+  const handsOn = (layer.stack.at(-1)?.length ?? 0) >= 2;
   // @koa/router lists HEAD before GET; the tables add HEAD after GET themselves.
   const methods = layer.methods.includes('GET') ? layer.methods.filter((method) => method !== 'HEAD') : layer.methods;
-  return methods.map((method) => ({ layer, key, method, options, marked: options !== undefined, everyMethod }));
+  return methods.map((method) => ({ route: layer, key, method, options, marked: options !== undefined, everyMethod, handsOn }));
 }
 
-function register(core: CorsCore, { key, layer, method, options }: KoaDeclaration): TableRef {
-  return core.routeMatchedElsewhere(key, oneMethodList(method), layer.path, options, koaRouteLabel);
+function register(core: CorsCore, { key, route, method, options }: KoaDeclaration): TableRef {
+  return core.routeMatchedElsewhere(key, oneMethodList(method), route.path, options, koaRouteLabel);
 }
 
 /** After the mirror, a route registered on `router` throws where it is declared: it would have no policy. */

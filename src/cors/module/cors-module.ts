@@ -18,7 +18,7 @@ import { restModule, type RestInitContext, type RouteInfo, type RouteStep } from
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { CorsCore, findMyWayKey, oneMethodList, type TableRef } from '../core/cors-core.js';
-import { routingMethod } from '../core/decision.js';
+import { routingMethod, tableOfMethod } from '../core/decision.js';
 import { labelText, type RouteLabel } from '../core/errors.js';
 import type { PathTable } from '../core/path-table.js';
 import { SharedUrls } from '../core/route-overlaps.js';
@@ -210,9 +210,11 @@ function respondToOptions(core: CorsCore, tableOnUrl: TableOnUrl, req: IncomingM
   if (table === undefined) return endEmpty(res, 404);
   // Every method the URL is served with, as a plain OPTIONS there is answered.
   res.setHeader('Allow', tableOnUrl(table, 'OPTIONS', url).allow);
+  if (req.headers.origin === undefined || req.headers['access-control-request-method'] === undefined) return endEmpty(res, 204);
+  // A preflight's status is that of the policy that decided it, found as routeStep() found it.
   const method = routingMethod('OPTIONS', req, readNodeHeader);
-  // A preflight's status is that of the policy that decided it: its requested method's route's.
-  endEmpty(res, method === 'OPTIONS' ? 204 : (core.lookup(url, method) ?? table).policy.optionsSuccessStatus);
+  const decided = tableOfMethod(tableOnUrl(core.lookup(url, method) ?? table, method, url), method);
+  endEmpty(res, decided.policy.optionsSuccessStatus);
 }
 
 /**
