@@ -123,8 +123,9 @@ export function registerRoutes<Entry extends { readonly route: unknown; readonly
  * declared after it, which a request reaches only through it, as middleware in front
  * (`app.all('/a', auth)` then `app.get('/a', cors.route(A), ...)`: GET is A's). Every other
  * declaration stands, and two of one method under different options are refused as the engine
- * refuses them: a route of every method declared first with a policy of its own, or one whose last
- * handler answers (takes no `next`), may be the one that answers, or may not.
+ * refuses them: a route of every method declared first, with a policy of its own or a last handler
+ * that answers (takes no `next`), may answer the request itself or hand it on, and which policy
+ * then applies cannot be known before the request.
  */
 export function policyDeclarations<D extends MethodDeclaration<unknown>>(declarations: readonly D[]): D[] {
   const names = (other: D, method: string) => !other.everyMethod && (other.method === method || (method === 'HEAD' && other.method === 'GET'));
