@@ -5,12 +5,10 @@
  * serve it; each handler here says which ran.
  * - Named first: the named route runs its methods (HEAD with GET), the route of every method the
  *   rest, each under its own policy ("reads open, the rest from our app").
- * - Every method first, with no cors.route(), handing requests on (its handler takes `next`):
- *   middleware in front of the named route, which a request reaches through it: the named
- *   route's policy. Its handler answering instead: refused, as the named route never runs.
- * - Every method first, with a cors.route() of other options: refused at start-up, as which of the
- *   two decides depends on whether the first hands the request on; in hono, whose markers are
- *   handlers of their own, decided by the one hono runs first.
+ * - Every method first, under other options (its own cors.route(), or the middleware's without
+ *   one): refused at start-up, as whether a request reaches the named route depends on next()
+ *   calls, which cannot be known before it. In hono, whose middleware (a handler taking `next`)
+ *   is no route and whose markers are handlers of their own, decided by the first hono runs.
  */
 import Router from '@koa/router';
 import express5 from 'express';
@@ -166,13 +164,21 @@ for (const [name, start] of Object.entries(FRAMEWORKS)) {
     await t.rejects(start('answering every method first'), { code: 'CORS_ROUTE_CONFLICT' });
   });
 
-  t.test(`${name}: a route of every method declared first, with no cors.route(), is middleware in front of the named route`, async (t) => {
-    const send = await start('middleware first');
-    const get = await send('GET', { Origin: 'https://stranger.test' });
-    t.equal(get.body, 'ran GET');
-    t.equal(get.headers['access-control-allow-origin'], '*', "the named route's policy, not the middleware's defaults");
-    t.equal((await send('OPTIONS', preflight('https://stranger.test', 'GET'))).headers['access-control-allow-origin'], '*');
-  });
+  if (name === 'hono') {
+    t.test(`${name}: a route of every method declared first whose handler takes next is middleware to hono, in front of the named route`, async (t) => {
+      const send = await start('middleware first');
+      const get = await send('GET', { Origin: 'https://stranger.test' });
+      t.equal(get.body, 'ran GET');
+      t.equal(get.headers['access-control-allow-origin'], '*', "the named route's policy, not the middleware's defaults");
+      t.equal((await send('OPTIONS', preflight('https://stranger.test', 'GET'))).headers['access-control-allow-origin'], '*');
+    });
+  } else {
+    t.test(`${name}: a route of every method declared first that hands requests on is refused beside a named route under other options`, async (t) => {
+      // Whether a request reaches the named route depends on next() calls, in it and in any route
+      // of another path tried between the two: the first route tried is the one taken to answer.
+      await t.rejects(start('middleware first'), { code: 'CORS_ROUTE_CONFLICT' });
+    });
+  }
 
   if (name === 'hono') {
     t.test(`${name}: a route of every method with a cors.route() of other options, declared first, decides: hono runs its cors.route() first`, async (t) => {

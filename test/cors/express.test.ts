@@ -347,3 +347,19 @@ for (const [version, express] of Object.entries(EXPRESSES) as [string, ExpressMo
     t.throws(() => cors.mirror(app), { name: 'CorsOptionsError', message: /POST \/login/ });
   });
 }
+
+for (const [version, express] of Object.entries(EXPRESSES) as [string, ExpressModule][]) {
+  t.test(`${version}: a route declared with no method yet (app.route() alone) is passed over, as Express passes over it`, async (t) => {
+    // Found in review: its path's requests failed with a 500 (it had no table to read).
+    const app = express();
+    const cors = createExpressCors({ origin: 'https://app.test' }, { logger: quiet });
+    app.use(cors);
+    app.route('/a');
+    app.get('/a', named('GET /a'));
+    const server = await listen(t, app);
+    const answer = await server.send('GET', '/a', { Origin: 'https://app.test' });
+    t.equal(answer.status, 200);
+    t.equal(answer.body, 'GET /a');
+    t.equal(answer.headers['access-control-allow-origin'], 'https://app.test');
+  });
+}

@@ -202,3 +202,22 @@ t.test('mirror() reads the routes at start-up: a bad route option throws there, 
 t.test('it must be given the app', async (t) => {
   t.throws(() => createCors({} as never), { code: 'CORS_NOT_A_ROUTER' });
 });
+
+t.test('routes of a sub-app with its own error handler, which hono wraps in a function taking next, are routes, not middleware', async (t) => {
+  // Found in review: every such route was taken for middleware, and got no CORS headers at all.
+  const app = new Hono();
+  const cors = createCors(app, { origin: 'https://base.test' }, { logger: quiet });
+  app.use(cors);
+  const sub = new Hono();
+  sub.onError((_error, c) => c.text('failed', 500));
+  sub.get('/a', cors.route({ origin: 'https://a.test' }), (c) => c.text('sub a'));
+  app.route('/p', sub);
+  const get = await app.fetch(new Request('http://api.test/p/a', { headers: { Origin: 'https://x.test' } }));
+  t.equal(await get.text(), 'sub a');
+  t.equal(get.headers.get('access-control-allow-origin'), 'https://a.test');
+  const preflight = await app.fetch(
+    new Request('http://api.test/p/a', { method: 'OPTIONS', headers: { Origin: 'https://a.test', 'Access-Control-Request-Method': 'GET' } }),
+  );
+  t.equal(preflight.status, 204);
+  t.equal(preflight.headers.get('access-control-allow-origin'), 'https://a.test');
+});

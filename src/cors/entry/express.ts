@@ -199,7 +199,11 @@ function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries:
     declarationsOf,
     (declaration) => register(core, declaration),
   );
-  for (const { route } of routes) entries.set(route, frameworkRoute(route, tables.get(route)!));
+  for (const { route } of routes) {
+    // A route declared with no method yet (`app.route('/a')` alone) serves nothing: it has no table, and the walk passes over it.
+    const table = tables.get(route);
+    if (table !== undefined) entries.set(route, frameworkRoute(route, table));
+  }
 }
 
 /** A route of a router, with its path's key and its path as errors name it. */
@@ -236,14 +240,12 @@ function declarationsOf(pathRoute: PathRoute): ExpressDeclaration[] {
   const route = pathRoute.route;
   const named = methodsOf(route);
   const everyMethod = named === undefined || servesEveryMethod(route);
-  // Express passes `next` as a handler's third argument: one that takes it may hand the request on.
-  const handsOn = (route.stack.at(-1)?.handle.length ?? 0) >= 3;
   return (named ?? GLOBAL_METHODS).map((method) => {
     const marker = route.stack.find(
       (layer) => layer.handle[ROUTE_OPTIONS] !== undefined && (layer.method === undefined || layer.method === '_all' || layer.method.toUpperCase() === method),
     );
     const options = marker?.handle[ROUTE_OPTIONS] as CorsOptions<IncomingMessage> | undefined;
-    return { ...pathRoute, method, options, marked: options !== undefined, everyMethod, handsOn };
+    return { ...pathRoute, method, options, everyMethod };
   });
 }
 
@@ -328,6 +330,7 @@ function walk(state: Walk, stack: readonly ExpressLayer[], path: string): boolea
     const route = layer.route;
     if (route !== undefined) {
       const entry = state.entries.get(route);
+      if (entry === undefined && methodsOf(route)?.length === 0) continue;
       if (entry === undefined) {
         // A route added in a way the late-route check does not see: covered by nothing, never by
         // another route's policy.

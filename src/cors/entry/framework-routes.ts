@@ -73,12 +73,8 @@ export type RouteWalk = (pathname: string, requestMethod: string, host: string |
 export interface MethodDeclaration<Route> {
   readonly route: Route;
   readonly method: string;
-  /** The route has a cors.route() marker for this method. */
-  readonly marked: boolean;
   /** The route serves every method (`app.all()`), this one among them, rather than naming it. */
   readonly everyMethod: boolean;
-  /** The route's last handler takes `next`, so the route may hand the request on to a later one. */
-  readonly handsOn: boolean;
 }
 
 /**
@@ -116,25 +112,21 @@ export function registerRoutes<Entry extends { readonly route: unknown; readonly
 
 /**
  * Which of a path's method declarations, in the order the framework tries its routes, give the
- * path its policy for their method. A route of every method leaves a method to a route that names
- * it (a GET route names HEAD too, which it serves): to one declared before it, which runs first
- * (`app.get('/a', cors.route(A))` then `app.all('/a', cors.route(B))`: GET and HEAD are A's, every
- * other method B's); and, where it has no cors.route() for the method and hands requests on, to one
- * declared after it, which a request reaches only through it, as middleware in front
- * (`app.all('/a', auth)` then `app.get('/a', cors.route(A), ...)`: GET is A's). Every other
- * declaration stands, and two of one method under different options are refused as the engine
- * refuses them: a route of every method declared first, with a policy of its own or a last handler
- * that answers (takes no `next`), may answer the request itself or hand it on, and which policy
- * then applies cannot be known before the request.
+ * path its policy for their method. As everywhere in these entry points, the first route the
+ * framework tries for a method is the one taken to answer it: so a route of every method leaves a
+ * method to a route of its path declared before it that names it (a GET route names HEAD too,
+ * which it serves): `app.get('/a', cors.route(A))` then `app.all('/a', cors.route(B))` gives GET
+ * and HEAD to A and every other method to B. Every other declaration stands, and two of one
+ * method under different options are refused as the engine refuses them: a route of every method
+ * declared first takes the method itself, whether or not it has a cors.route(), so a named route
+ * after it under other options is a conflict (whether the request reaches that route depends on
+ * next() calls, which cannot be known before the request).
  */
 export function policyDeclarations<D extends MethodDeclaration<unknown>>(declarations: readonly D[]): D[] {
   const names = (other: D, method: string) => !other.everyMethod && (other.method === method || (method === 'HEAD' && other.method === 'GET'));
   return declarations.filter((declaration, index) => {
     if (!declaration.everyMethod) return true;
-    const method = declaration.method;
-    for (let before = 0; before < index; before++) if (names(declarations[before]!, method)) return false;
-    if (declaration.marked || !declaration.handsOn) return true;
-    for (let after = index + 1; after < declarations.length; after++) if (names(declarations[after]!, method)) return false;
+    for (let before = 0; before < index; before++) if (names(declarations[before]!, declaration.method)) return false;
     return true;
   });
 }

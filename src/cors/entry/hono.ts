@@ -154,8 +154,9 @@ class HonoRoutes {
 /** Every route of `app` (its handlers, not its middleware) with its table. */
 function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
   const markers = markersOf(app.routes);
-  // Each handler with its place among the routes, which tells the markers hono runs before it.
-  const handlers = app.routes.flatMap((route, index) => (isMiddleware(route.handler) ? [] : [{ route, key: route.path, index }]));
+  // Each handler with its place among the routes, which tells the markers hono runs before it; a
+  // sub-app's handler that hono wrapped (its own onError) is told from middleware by what it wraps.
+  const handlers = app.routes.flatMap((route, index) => (isMiddleware(targetOf(route.handler)) ? [] : [{ route, key: route.path, index }]));
   const methods = new Set<string>();
   const tables = registerRoutes(
     handlers,
@@ -187,20 +188,10 @@ interface HonoDeclaration extends MethodDeclaration<RouterRoute> {
   readonly options: CorsOptions<Request> | undefined;
 }
 
-/**
- * A route's methods (app.all(): GLOBAL_METHODS), with its marker's options. A handler answers:
- * hono counts one that takes `next` among the middleware, which no route's declarations include.
- */
+/** A route's methods (app.all(): GLOBAL_METHODS), with its marker's options. */
 function declarationsOf(route: RouterRoute, options: CorsOptions<Request> | undefined): HonoDeclaration[] {
   const everyMethod = route.method === 'ALL';
-  return (everyMethod ? GLOBAL_METHODS : [route.method]).map((method) => ({
-    route,
-    method,
-    options,
-    marked: options !== undefined,
-    everyMethod,
-    handsOn: false,
-  }));
+  return (everyMethod ? GLOBAL_METHODS : [route.method]).map((method) => ({ route, method, options, everyMethod }));
 }
 
 function register(core: CorsCore, { route, method, options }: HonoDeclaration): TableRef {

@@ -248,11 +248,9 @@ interface KoaDeclaration extends MethodDeclaration<KoaLayer> {
 function declarationsOf({ route: layer, key }: { route: KoaLayer; key: RegExp }): KoaDeclaration[] {
   const options = layer.stack.find((handler) => handler[ROUTE_OPTIONS] !== undefined)?.[ROUTE_OPTIONS];
   const everyMethod = servesEveryMethod(layer);
-  // Koa passes `next` as a middleware's second argument: one that takes it may hand the request on.
-  const handsOn = (layer.stack.at(-1)?.length ?? 0) >= 2;
   // @koa/router lists HEAD before GET; the tables add HEAD after GET themselves.
   const methods = layer.methods.includes('GET') ? layer.methods.filter((method) => method !== 'HEAD') : layer.methods;
-  return methods.map((method) => ({ route: layer, key, method, options, marked: options !== undefined, everyMethod, handsOn }));
+  return methods.map((method) => ({ route: layer, key, method, options, everyMethod }));
 }
 
 function register(core: CorsCore, { key, route, method, options }: KoaDeclaration): TableRef {
