@@ -127,12 +127,8 @@ export class FastifyRoutes {
     for (const method of methods) if (!this.#methods.includes(method)) this.#methods.push(method);
     this.#urls.push(url);
     if (constraints === undefined || Object.keys(constraints).every((name) => PREFLIGHT_CONSTRAINTS.has(name))) return;
-    // fastify accepted the path, with its own allowUnsafeRegex; the query string is never needed.
-    this.#byPathAlone ??= this.#createRouter({ ...this.#matching, allowUnsafeRegex: true, querystringParser: () => ({}) });
-    for (const method of methods) {
-      // The same path and method under other constraints is the same table (the engine refuses two policies for it).
-      if (!this.#byPathAlone.hasRoute(method as FindMyWay.HTTPMethod, url)) this.#byPathAlone.on(method as FindMyWay.HTTPMethod, url, unusedHandler, ref);
-    }
+    // The same path and method under other constraints is the same table (the engine refuses two policies for it).
+    this.#byPathAlone = this.#file(this.#byPathAlone, methods, url, ref);
   }
 
   /**
@@ -143,11 +139,25 @@ export class FastifyRoutes {
   addTwin(methods: readonly string[], url: string, base: TableRef, twin: TableRef): void {
     this.#urls.push(url);
     this.#twinBases.add(base);
-    this.#twins ??= this.#createRouter({ ...this.#matching, allowUnsafeRegex: true, querystringParser: () => ({}) });
     // fastify serves HEAD beside a GET route, the twin's too.
-    for (const method of methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'] : methods) {
-      if (!this.#twins.hasRoute(method as FindMyWay.HTTPMethod, url)) this.#twins.on(method as FindMyWay.HTTPMethod, url, unusedHandler, { base, twin });
-    }
+    const served = methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'] : methods;
+    this.#twins = this.#file(this.#twins, served, url, { base, twin });
+  }
+
+  /**
+   * `url` filed for each of `methods` (once: a method already filed there keeps its store) in one
+   * of the plugin's own routers, made at its first route, matching as fastify's: fastify accepted
+   * the path, with its own allowUnsafeRegex; the query string is never needed.
+   */
+  #file(
+    router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined,
+    methods: readonly string[],
+    url: string,
+    store: unknown,
+  ): FindMyWay.Instance<FindMyWay.HTTPVersion.V1> {
+    const filed = router ?? this.#createRouter({ ...this.#matching, allowUnsafeRegex: true, querystringParser: () => ({}) });
+    for (const method of methods) if (!filed.hasRoute(method as FindMyWay.HTTPMethod, url)) filed.on(method as FindMyWay.HTTPMethod, url, unusedHandler, store);
+    return filed;
   }
 
   /**
