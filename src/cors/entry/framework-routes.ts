@@ -80,20 +80,22 @@ export interface MethodDeclaration<Route> {
 /**
  * Registers the routes of one router (each with the key of its path there, in the framework's
  * order) and returns each route's table: the table of its path. A route's methods are given its
- * path's policies one by one (`register`); on a path with a route of every method (`everyMethod`),
- * policyDeclarations() first weighs the declarations of the path's routes together.
+ * path's policies one by one (`register`); on a path where one route can run another's method
+ * first (a route of every method, or a HEAD route beside a GET route), policyDeclarations() first
+ * weighs the declarations of the path's routes together.
  */
 export function registerRoutes<Entry extends { readonly route: unknown; readonly key: unknown }, Declaration extends MethodDeclaration<Entry['route']>>(
   routes: readonly Entry[],
-  everyMethod: (entry: Entry) => boolean,
   declarationsOf: (entry: Entry) => readonly Declaration[],
   register: (declaration: Declaration) => TableRef,
 ): Map<Entry['route'], TableRef> {
   const tables = new Map<Entry['route'], TableRef>();
+  const declared = routes.map((entry) => ({ entry, declarations: declarationsOf(entry) }));
   const together = new Map<unknown, Declaration[]>();
-  for (const entry of routes) if (everyMethod(entry)) together.set(entry.key, []);
-  for (const entry of routes) {
-    const declarations = declarationsOf(entry);
+  for (const { entry, declarations } of declared) {
+    if (declarations.some(({ everyMethod, method }) => everyMethod || method === 'HEAD')) together.set(entry.key, []);
+  }
+  for (const { entry, declarations } of declared) {
     const ofPath = together.get(entry.key);
     if (ofPath !== undefined) {
       ofPath.push(...declarations);
@@ -113,20 +115,27 @@ export function registerRoutes<Entry extends { readonly route: unknown; readonly
 /**
  * Which of a path's method declarations, in the order the framework tries its routes, give the
  * path its policy for their method. As everywhere in these entry points, the first route the
- * framework tries for a method is the one taken to answer it: so a route of every method leaves a
- * method to a route of its path declared before it that names it (a GET route names HEAD too,
- * which it serves): `app.get('/a', cors.route(A))` then `app.all('/a', cors.route(B))` gives GET
- * and HEAD to A and every other method to B. Every other declaration stands, and two of one
- * method under different options are refused as the engine refuses them: a route of every method
- * declared first takes the method itself, whether or not it has a cors.route(), so a named route
- * after it under other options is a conflict (whether the request reaches that route depends on
- * next() calls, which cannot be known before the request).
+ * framework tries for a method is the one taken to answer it:
+ * - A route of every method leaves a method to a route of its path declared before it that names
+ *   it: `app.get('/a', cors.route(A))` then `app.all('/a', cors.route(B))` gives GET and HEAD to A
+ *   and every other method to B.
+ * - A GET route serves HEAD too (Express and @koa/router run it for HEAD), so a HEAD route of
+ *   another route declared after it leaves HEAD to it: `app.get('/a', cors.route(A))` then
+ *   `app.head('/a', cors.route(C))` gives HEAD to A, whose route answers it.
+ * Every other declaration stands, and two of one method under different options are refused as
+ * the engine refuses them: a route of every method declared first takes the method itself,
+ * whether or not it has a cors.route(), so a named route after it under other options is a
+ * conflict (whether the request reaches that route depends on next() calls, which cannot be known
+ * before the request).
  */
 export function policyDeclarations<D extends MethodDeclaration<unknown>>(declarations: readonly D[]): D[] {
-  const names = (other: D, method: string) => !other.everyMethod && (other.method === method || (method === 'HEAD' && other.method === 'GET'));
+  const servesFirst = (earlier: D, later: D) =>
+    !earlier.everyMethod &&
+    (later.everyMethod
+      ? earlier.method === later.method || (later.method === 'HEAD' && earlier.method === 'GET')
+      : later.method === 'HEAD' && earlier.method === 'GET' && earlier.route !== later.route);
   return declarations.filter((declaration, index) => {
-    if (!declaration.everyMethod) return true;
-    for (let before = 0; before < index; before++) if (names(declarations[before]!, declaration.method)) return false;
+    for (let before = 0; before < index; before++) if (servesFirst(declarations[before]!, declaration)) return false;
     return true;
   });
 }

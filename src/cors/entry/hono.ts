@@ -156,11 +156,13 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
   const markers = markersOf(app.routes);
   // Each handler with its place among the routes, which tells the markers hono runs before it; a
   // sub-app's handler that hono wrapped (its own onError) is told from middleware by what it wraps.
-  const handlers = app.routes.flatMap((route, index) => (isMiddleware(targetOf(route.handler)) ? [] : [{ route, key: route.path, index }]));
+  // A HEAD route never runs: hono answers HEAD with the GET route's answer, body dropped.
+  const handlers = app.routes.flatMap((route, index) =>
+    route.method === 'HEAD' || isMiddleware(targetOf(route.handler)) ? [] : [{ route, key: route.path, index }],
+  );
   const methods = new Set<string>();
   const tables = registerRoutes(
     handlers,
-    ({ route }) => route.method === 'ALL',
     ({ route, index }) => {
       const declarations = declarationsOf(route, markers.of(route, index));
       for (const { method } of declarations) methods.add(method);

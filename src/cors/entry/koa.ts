@@ -219,18 +219,14 @@ const koaRouteLabel = (methods: readonly string[], path: string): string => `Koa
 
 /**
  * Registers the routes of `router`, each with its table. A path with a route of every method
- * (router.all()) has its routes weighed together (policyDeclarations()); any other, route by route.
+ * (router.all()) or a HEAD route has its routes weighed together (policyDeclarations()); any
+ * other, route by route.
  */
 function registerLayers(core: CorsCore, router: KoaRouter, tables: Map<KoaLayer, TableRef>): void {
   const pathOf = samePatterns();
   const routes: { route: KoaLayer; key: RegExp }[] = [];
   for (const layer of router.stack) if (layer.methods.length > 0) routes.push({ route: layer, key: pathOf(layer.regexp) });
-  const registered = registerRoutes(
-    routes,
-    ({ route }) => servesEveryMethod(route),
-    declarationsOf,
-    (declaration) => register(core, declaration),
-  );
+  const registered = registerRoutes(routes, declarationsOf, (declaration) => register(core, declaration));
   for (const [layer, table] of registered) tables.set(layer, table);
 }
 
