@@ -79,32 +79,30 @@ export interface MethodDeclaration<Route> {
 
 /**
  * Registers the routes of one router (each with the key of its path there, in the framework's
- * order) and returns each route's table: the table of its path. A route's methods are given its
- * path's policies one by one (`register`); on a path where one route can run another's method
- * first (a route of every method, or a HEAD route beside a GET route), policyDeclarations() first
- * weighs the declarations of the path's routes together.
+ * order) and returns each route's table: the table of its path. The declarations of a path's
+ * routes are weighed together first (`weigh`: policyDeclarations(), or exclusiveDeclarations()
+ * for a router that runs one route alone), since one route can run another's method first (a
+ * route of every method, a GET route for HEAD); those that stand give the path its policies,
+ * method by method (`register`).
  */
 export function registerRoutes<Entry extends { readonly route: unknown; readonly key: unknown }, Declaration extends MethodDeclaration<Entry['route']>>(
   routes: readonly Entry[],
   declarationsOf: (entry: Entry) => readonly Declaration[],
   register: (declaration: Declaration) => TableRef,
+  weigh: (declarations: readonly Declaration[]) => Declaration[] = policyDeclarations,
 ): Map<Entry['route'], TableRef> {
+  const byPath = new Map<unknown, Declaration[]>();
+  for (const entry of routes) {
+    const declarations = declarationsOf(entry);
+    const ofPath = byPath.get(entry.key);
+    if (ofPath === undefined) byPath.set(entry.key, [...declarations]);
+    else ofPath.push(...declarations);
+  }
   const tables = new Map<Entry['route'], TableRef>();
-  const declared = routes.map((entry) => ({ entry, declarations: declarationsOf(entry) }));
-  const together = new Map<unknown, Declaration[]>();
-  for (const { entry, declarations } of declared) {
-    if (declarations.some(({ everyMethod, method }) => everyMethod || method === 'HEAD')) together.set(entry.key, []);
-  }
-  for (const { entry, declarations } of declared) {
-    const ofPath = together.get(entry.key);
-    if (ofPath !== undefined) {
-      ofPath.push(...declarations);
-      continue;
-    }
-    for (const declaration of declarations) tables.set(entry.route, register(declaration));
-  }
-  for (const declarations of together.values()) {
-    for (const declaration of policyDeclarations(declarations)) tables.set(declaration.route, register(declaration));
+  for (const declarations of byPath.values()) {
+    // A path whose routes declare no method yet (`app.route('/a')` alone) serves nothing.
+    if (declarations.length === 0) continue;
+    for (const declaration of weigh(declarations)) tables.set(declaration.route, register(declaration));
     // A route that gives its path no method's policy still leads to the path's table.
     const pathTable = tables.get(declarations.find((declaration) => tables.has(declaration.route))!.route)!;
     for (const { route } of declarations) if (!tables.has(route)) tables.set(route, pathTable);
@@ -138,6 +136,18 @@ export function policyDeclarations<D extends MethodDeclaration<unknown>>(declara
     for (let before = 0; before < index; before++) if (servesFirst(declarations[before]!, declaration)) return false;
     return true;
   });
+}
+
+/**
+ * policyDeclarations() for a router that runs one route alone for a request (@koa/router's
+ * `exclusive` option): of a path's routes that serve a method (a GET route serves HEAD too), the
+ * first or the last declared runs, and its declaration alone gives the path its policy for the
+ * method. No next() decides which, so a route of every method and a named route never conflict.
+ */
+export function exclusiveDeclarations<D extends MethodDeclaration<unknown>>(declarations: readonly D[], runs: 'first' | 'last'): D[] {
+  const serves = (declaration: D, method: string) => declaration.method === method || (method === 'HEAD' && declaration.method === 'GET');
+  const inOrder = runs === 'first' ? declarations : [...declarations].reverse();
+  return declarations.filter((declaration) => inOrder.find((other) => serves(other, declaration.method)) === declaration);
 }
 
 /** A path's walk: the routes that match it, and what its OPTIONS answers need. */

@@ -11,12 +11,14 @@ import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
 import {
+  exclusiveDeclarations,
   type FrameworkRoute,
   FrameworkRoutes,
   type MaybeMarked,
   markRoute,
   type MethodDeclaration,
   methodSet,
+  policyDeclarations,
   registerRoutes,
   ROUTE_OPTIONS,
   RoutesReadOnce,
@@ -59,6 +61,7 @@ interface KoaLayer {
   readonly methods: readonly string[];
   readonly stack: readonly MaybeMarked<KoaContext>[];
   readonly regexp: RegExp;
+  readonly paramNames: readonly unknown[];
 }
 
 /** What @koa/router's match() returns: `path` holds every layer matching the path, in order. */
@@ -72,6 +75,8 @@ interface KoaRouter {
   readonly stack: KoaLayer[];
   /** The `host` option: the router runs only for requests to that host (matchHost()). */
   readonly host?: unknown;
+  /** The `exclusive` option (exclusivelyRun()). */
+  readonly opts?: { readonly exclusive?: unknown };
   register(...args: unknown[]): unknown;
   match: KoaMatcher;
   matchHost(host: string): boolean;
@@ -156,10 +161,10 @@ function mirrorKoa(core: CorsCore, instance: unknown): KoaRoutes {
   // A layer's table only: the route the walk hands on is made for the paths walked, not for each
   // of 100,000 layers (40 bytes a route).
   const tables = new Map<KoaLayer, TableRef>();
-  const matchers: { router: KoaRouter; match: KoaMatcher }[] = [];
+  const matchers: { router: KoaRouter; match: KoaMatcher; exclusive: Exclusive | undefined }[] = [];
   for (const router of routers) {
     registerLayers(core, router, tables);
-    matchers.push({ router, match: matchSharedWith(router) });
+    matchers.push({ router, match: matchSharedWith(router), exclusive: exclusiveOf(router) });
     refuseLateRoutes(core, router);
   }
   // A router bound to a host (as `if (!host)` in matchHost() reads the option) runs only for
@@ -168,10 +173,12 @@ function mirrorKoa(core: CorsCore, instance: unknown): KoaRoutes {
   // @koa/router tries its layers in order, router by router as Koa runs them.
   const routes = new FrameworkRoutes((pathname, requestMethod, host) => {
     const found: FrameworkRoute[] = [];
-    for (const { router, match } of matchers) {
+    for (const { router, match, exclusive } of matchers) {
       if (host !== undefined && !router.matchHost(host)) continue;
-      for (const layer of match(pathname, requestMethod).path) {
-        if (layer.methods.length === 0) continue;
+      const matched = match(pathname, requestMethod).path;
+      const run = exclusive === undefined ? matched.map((layer) => ({ layer, methods: layer.methods })) : exclusivelyRun(matched, exclusive);
+      for (const { layer, methods } of run) {
+        if (methods.length === 0) continue;
         const ref = tables.get(layer);
         if (ref === undefined) {
           // A route added in a way the late-route check does not see: covered by nothing, never by
@@ -179,12 +186,47 @@ function mirrorKoa(core: CorsCore, instance: unknown): KoaRoutes {
           faultReporter(core.logger)(`${core.source}: a route matching ${pathname} was added after the routes were read; it gets no CORS headers`);
           return found;
         }
-        found.push({ methods: methodSet(layer.methods), ref });
+        found.push({ methods: methodSet(methods), ref });
       }
     }
     return found;
   });
   return { routes, hostBound };
+}
+
+/** @koa/router's `exclusive` option, as its dispatch reads it: the last layer matched runs, or the one with the fewest parameters. */
+type Exclusive = 'last' | 'specificity';
+
+function exclusiveOf(router: KoaRouter): Exclusive | undefined {
+  const exclusive = router.opts?.exclusive;
+  if (!exclusive) return undefined;
+  return exclusive === 'specificity' ? 'specificity' : 'last';
+}
+
+/**
+ * The layers an exclusive router runs, each with the methods it runs for: for a method, of the
+ * layers matching the path that serve it (a route naming it, or the router's own middleware),
+ * @koa/router runs one alone, the last (`exclusive: true`) or the first with the fewest
+ * parameters (`'specificity'`). A method whose layer is middleware runs no route of the router.
+ * Listed in the router's order, so that the walk's first route stays the first matched.
+ */
+function exclusivelyRun(matched: readonly KoaLayer[], exclusive: Exclusive): { layer: KoaLayer; methods: readonly string[] }[] {
+  const methodsOf = new Map<KoaLayer, string[]>();
+  for (const method of new Set(matched.flatMap((layer) => layer.methods))) {
+    let chosen: KoaLayer | undefined;
+    for (const layer of matched) {
+      if (layer.methods.length > 0 && !layer.methods.includes(method)) continue;
+      if (chosen === undefined || exclusive === 'last' || layer.paramNames.length < chosen.paramNames.length) chosen = layer;
+    }
+    if (chosen === undefined || chosen.methods.length === 0) continue;
+    const methods = methodsOf.get(chosen);
+    if (methods === undefined) methodsOf.set(chosen, [method]);
+    else methods.push(method);
+  }
+  return matched.flatMap((layer) => {
+    const methods = methodsOf.get(layer);
+    return methods === undefined ? [] : [{ layer, methods }];
+  });
 }
 
 /**
@@ -218,15 +260,21 @@ function matchSharedWith(router: KoaRouter): KoaMatcher {
 const koaRouteLabel = (methods: readonly string[], path: string): string => `Koa route ${methods.join(',')} ${path}`;
 
 /**
- * Registers the routes of `router`, each with its table. A path with a route of every method
- * (router.all()) or a HEAD route has its routes weighed together (policyDeclarations()); any
- * other, route by route.
+ * Registers the routes of `router`, each with its table, the routes of a path weighed together
+ * as the router runs them: the first that serves a method, or for an exclusive router the one
+ * it runs alone (routes of one path have as many parameters, so 'specificity' runs the first).
  */
 function registerLayers(core: CorsCore, router: KoaRouter, tables: Map<KoaLayer, TableRef>): void {
   const pathOf = samePatterns();
   const routes: { route: KoaLayer; key: RegExp }[] = [];
   for (const layer of router.stack) if (layer.methods.length > 0) routes.push({ route: layer, key: pathOf(layer.regexp) });
-  const registered = registerRoutes(routes, declarationsOf, (declaration) => register(core, declaration));
+  const exclusive = exclusiveOf(router);
+  const registered = registerRoutes(
+    routes,
+    declarationsOf,
+    (declaration) => register(core, declaration),
+    exclusive === undefined ? policyDeclarations : (declarations) => exclusiveDeclarations(declarations, exclusive === 'last' ? 'last' : 'first'),
+  );
   for (const [layer, table] of registered) tables.set(layer, table);
 }
 

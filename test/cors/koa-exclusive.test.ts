@@ -1,0 +1,123 @@
+/**
+ * @koa/router's `exclusive` option: the router runs one matched layer alone, the last matched
+ * (`true`) or the first with the fewest parameters (`'specificity'`), where without it the first
+ * matched runs and hands on with next(). The policy applied must be that of the route @koa/router
+ * ran (exclusivelyRun() and exclusiveDeclarations()); each handler says which ran.
+ */
+import Router from '@koa/router';
+import Koa from 'koa';
+import t, { type Test } from 'tap';
+
+import { createCors } from '@lib/cors/koa';
+
+import { serve } from '../helpers/http.js';
+
+const quiet = { warn: () => {}, error: () => {} };
+// Each policy grants its one fixed origin to any caller, so the origin granted names the policy applied.
+const BASE = { origin: 'https://base.test' };
+const OPEN = { origin: 'https://open.test' };
+const APP = { origin: 'https://app.test' };
+const CALLER = 'https://caller.test';
+
+type Exclusive = false | true | 'specificity';
+type Declare = (router: Router, cors: ReturnType<typeof createCors>) => void;
+/** What the server answered: the route that ran, and the origin granted. */
+type Send = (method: string, path: string, headers?: Record<string, string>) => Promise<{ ran: string | undefined; granted: string | undefined }>;
+
+async function serveRoutes(t: Test, exclusive: Exclusive, declare: Declare): Promise<Send> {
+  const app = new Koa();
+  const router = new Router({ exclusive } as never);
+  const cors = createCors(BASE, { logger: quiet });
+  declare(router, cors);
+  app.use(cors);
+  app.use(router.routes());
+  cors.mirror(app);
+  const server = await serve(app.callback());
+  t.teardown(server.close);
+  return async (method, path, headers = {}) => {
+    const answer = await server.send(method, path, { Origin: CALLER, ...headers });
+    return { ran: answer.headers['x-ran'] as string | undefined, granted: answer.headers['access-control-allow-origin'] as string | undefined };
+  };
+}
+
+/** A handler that answers and says it ran. */
+const answers = (name: string) => (ctx: Koa.Context) => {
+  ctx.set('x-ran', name);
+  ctx.body = name;
+};
+
+const preflight = (method: string) => ({ 'Access-Control-Request-Method': method });
+
+const usersThenMe: Declare = (router, cors) => {
+  router.get('/users/:id', cors.route(OPEN), answers(':id'));
+  router.get('/users/me', cors.route(APP), answers('me'));
+};
+const meThenUsers: Declare = (router, cors) => {
+  router.get('/users/me', cors.route(APP), answers('me'));
+  router.get('/users/:id', cors.route(OPEN), answers(':id'));
+};
+
+t.test('routes of two paths matching one URL: the policy of the one the router runs', async (t) => {
+  const cases: [Exclusive, Declare, string, typeof OPEN][] = [
+    [false, usersThenMe, ':id', OPEN],
+    [true, usersThenMe, 'me', APP],
+    ['specificity', usersThenMe, 'me', APP],
+    [false, meThenUsers, 'me', APP],
+    [true, meThenUsers, ':id', OPEN],
+    ['specificity', meThenUsers, 'me', APP],
+  ];
+  for (const [exclusive, declare, ran, policy] of cases) {
+    const order = declare === usersThenMe ? '/users/:id first' : '/users/me first';
+    const send = await serveRoutes(t, exclusive, declare);
+    t.same(await send('GET', '/users/me'), { ran, granted: policy.origin }, `exclusive: ${exclusive}, ${order}: GET runs ${ran}, under its policy`);
+    t.same(
+      await send('OPTIONS', '/users/me', preflight('GET')),
+      { ran: undefined, granted: policy.origin },
+      `exclusive: ${exclusive}, ${order}: the preflight alike`,
+    );
+  }
+});
+
+t.test('routes of one path: the route the exclusive router runs alone decides its methods', async (t) => {
+  const getThenAll: Declare = (router, cors) => {
+    router.get('/things', cors.route(OPEN), answers('GET'));
+    router.all('/things', cors.route(APP), answers('all'));
+  };
+  // Without exclusive, the GET route runs first for GET (every-method-routes.test.ts covers it).
+  const last = await serveRoutes(t, true, getThenAll);
+  t.same(await last('GET', '/things'), { ran: 'all', granted: APP.origin }, 'exclusive: true runs the route of every method, declared last, for GET');
+  t.same(await last('PUT', '/things'), { ran: 'all', granted: APP.origin });
+  const first = await serveRoutes(t, 'specificity', getThenAll);
+  t.same(await first('GET', '/things'), { ran: 'GET', granted: OPEN.origin }, "'specificity' runs the first of equal parameters: the GET route");
+  t.same(await first('PUT', '/things'), { ran: 'all', granted: APP.origin });
+
+  const allThenGet: Declare = (router, cors) => {
+    router.all('/things', cors.route(APP), answers('all'));
+    router.get('/things', cors.route(OPEN), answers('GET'));
+  };
+  // Refused without exclusive (whether GET reaches its route depends on next()); here one route runs.
+  const allLast = await serveRoutes(t, true, allThenGet);
+  t.same(await allLast('GET', '/things'), { ran: 'GET', granted: OPEN.origin }, 'exclusive: true runs the GET route, declared last');
+  t.same(await allLast('HEAD', '/things'), { ran: 'GET', granted: OPEN.origin }, 'and for HEAD, which it serves');
+  t.same(await allLast('DELETE', '/things'), { ran: 'all', granted: APP.origin });
+  const allFirst = await serveRoutes(t, 'specificity', allThenGet);
+  t.same(await allFirst('GET', '/things'), { ran: 'all', granted: APP.origin }, "'specificity' runs the route of every method, declared first");
+
+  const getThenHead: Declare = (router, cors) => {
+    router.get('/things', cors.route(OPEN), answers('GET'));
+    router.head('/things', cors.route(APP), answers('HEAD'));
+  };
+  const headLast = await serveRoutes(t, true, getThenHead);
+  t.same(await headLast('HEAD', '/things'), { ran: 'HEAD', granted: APP.origin }, 'exclusive: true runs the HEAD route, declared last, for HEAD');
+  t.same(await headLast('GET', '/things'), { ran: 'GET', granted: OPEN.origin });
+});
+
+t.test("an exclusive router whose last layer is its own middleware runs no route: no route's policy goes out", async (t) => {
+  const send = await serveRoutes(t, true, (router, cors) => {
+    router.get('/users/:id', cors.route(OPEN), answers(':id'));
+    router.use(async (_ctx, next) => next());
+  });
+  const seen = await send('GET', '/users/7');
+  t.equal(seen.ran, undefined, 'the router ran its middleware alone');
+  t.not(seen.granted, OPEN.origin, "the route's policy is not applied to an answer it did not give");
+});
