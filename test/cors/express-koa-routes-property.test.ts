@@ -1,7 +1,9 @@
 /**
  * Property-based, through the frameworks' own routers: random route sets (statics, parameters,
  * trailing wildcards, and routes of routers mounted at a prefix: `express.Router()`, a nested
- * @koa/router router, some strict and case-sensitive), each route under one of a few policies,
+ * @koa/router router, some strict and case-sensitive; routes of every method, and HEAD routes,
+ * which both frameworks leave HEAD to when declared before a GET route of their path and pass over
+ * when declared after it), each route under one of a few policies,
  * served by Express 5, Express 4 and Koa with @koa/router over HTTP. Each handler names its route,
  * so every request shows which route the framework ran: the answer must carry that route's policy,
  * a preflight must list no method that runs under another policy on its URL, and `Allow` no method
@@ -26,10 +28,16 @@ import { createCors as createKoaCors } from '@lib/cors/koa';
 import { type Answer, serve } from '../helpers/http.js';
 
 const METHODS = ['GET', 'PUT', 'DELETE', 'POST'] as const;
-/** What a route is declared with: a method, or every method (`app.all()`, `router.all()`). */
-const ROUTE_METHODS = [...METHODS, 'ALL'] as const;
+/**
+ * What a route is declared with: a method, HEAD (`app.head()`, `router.head()`), or every method
+ * (`app.all()`, `router.all()`).
+ */
+const ROUTE_METHODS = [...METHODS, 'HEAD', 'ALL'] as const;
 type Method = (typeof ROUTE_METHODS)[number];
-/** Every method a request is sent with: PATCH, which only a route of every method runs; HEAD, which runs a GET route where no route declares HEAD. */
+/**
+ * Every method a request is sent with: PATCH, which only a route of every method runs; HEAD, which
+ * runs the first route of HEAD, GET or every method the framework tries.
+ */
 const PROBED = [...METHODS, 'PATCH', 'HEAD'] as const;
 const POLICIES = [0, 1, 2].map((index) => `https://p${index}.test`);
 const STRANGER = 'https://x.test';
@@ -122,22 +130,66 @@ const routeSpec: fc.Arbitrary<RouteSpec> = fc.option(mount, { nil: undefined, fr
 );
 
 /**
- * Route sets the engine accepts. It refuses (CORS_ROUTE_CONFLICT) a method declared twice on one
- * path under different policies, and so a route of every method declared before a route of its
- * path that names a method under another policy: which of the two decides would depend on whether
- * the first hands the request on. Declared after, it leaves that method to the route before it.
+ * A route, perhaps on the path of a route declared before it (`samePathAs`, an index counted round
+ * the routes before): random paths seldom meet, and which of a path's routes answers a method (a
+ * HEAD route or a GET route for HEAD, a named route or a route of every method) is decided only
+ * among routes of one path.
+ */
+const routeEntry = fc.record({
+  spec: routeSpec,
+  samePathAs: fc.oneof({ arbitrary: fc.constant(null), weight: 1 }, { arbitrary: fc.nat(), weight: 1 }),
+});
+
+/**
+ * Route sets the engine accepts, one route of a method on a path. It refuses (CORS_ROUTE_CONFLICT)
+ * a method declared twice on one path under different policies, and so a route of every method
+ * declared before a route of its path that names a method under another policy: which of the two
+ * decides would depend on whether the first hands the request on. Declared after, it leaves that
+ * method to the route before it. A HEAD route and a GET route of one path are no conflict: the
+ * first declared answers HEAD.
  */
 const routeSets = (framework: Framework) =>
-  fc.uniqueArray(routeSpec, { minLength: 1, maxLength: 8, selector: (spec) => `${spec.method} ${framework.pathKey(spec)}` }).filter((routes) => {
-    const order = frameworkOrder(routes);
-    return !order.some(
-      (every, index) =>
-        every.method === 'ALL' &&
-        order
-          .slice(index + 1)
-          .some((named) => named.method !== 'ALL' && framework.pathKey(named) === framework.pathKey(every) && named.policy !== every.policy),
-    );
-  });
+  fc
+    .array(routeEntry, { minLength: 1, maxLength: 8 })
+    .map((entries) => {
+      const routes: RouteSpec[] = [];
+      for (const { spec, samePathAs } of entries) {
+        const model = samePathAs === null || routes.length === 0 ? spec : routes[samePathAs % routes.length]!;
+        const route = { ...spec, mount: model.mount, segments: model.segments, wildcard: model.wildcard };
+        const key = `${route.method} ${framework.pathKey(route)}`;
+        if (!routes.some((other) => `${other.method} ${framework.pathKey(other)}` === key)) routes.push(route);
+      }
+      return routes;
+    })
+    .filter((routes) => {
+      const order = frameworkOrder(routes);
+      return !order.some(
+        (every, index) =>
+          every.method === 'ALL' &&
+          order
+            .slice(index + 1)
+            .some((named) => named.method !== 'ALL' && framework.pathKey(named) === framework.pathKey(every) && named.policy !== every.policy),
+      );
+    });
+
+/** A route of the application's `/a` or `/a/:p1`, or of `/me` on a strict router mounted at `/a`. */
+const routeOn = (path: '/a' | '/a/:p1' | '[/a#1]/me', method: Method, policy: number): RouteSpec =>
+  path === '[/a#1]/me'
+    ? { mount: { at: 'a', router: 1 }, segments: ['me'], wildcard: false, method, policy }
+    : { mount: undefined, segments: path === '/a' ? ['a'] : ['a', 'param'], wildcard: false, method, policy };
+
+/**
+ * Route sets run before the random ones, so that HEAD is always sent where a HEAD route and a GET
+ * route of one path were declared in either order (the first answers HEAD), and where they are of
+ * two paths that share a URL (the first the framework tries answers).
+ */
+const HEAD_EXAMPLES: RouteSpec[][] = [
+  [routeOn('/a', 'GET', 0), routeOn('/a', 'HEAD', 1)],
+  [routeOn('/a', 'HEAD', 1), routeOn('/a', 'GET', 0)],
+  [routeOn('/a', 'HEAD', 1), routeOn('/a', 'PUT', 2), routeOn('/a', 'GET', 0), routeOn('/a', 'ALL', 0)],
+  [routeOn('[/a#1]/me', 'GET', 2), routeOn('[/a#1]/me', 'HEAD', 1), routeOn('/a/:p1', 'HEAD', 0)],
+  [routeOn('/a/:p1', 'HEAD', 1), routeOn('[/a#1]/me', 'GET', 0), routeOn('[/a#1]/me', 'HEAD', 2)],
+];
 
 /**
  * Every URL of one to three segments over URL_SEGMENTS; `/` and those of one or two with a
@@ -318,11 +370,17 @@ async function pipelinedClient(
   };
 }
 
-/** Checks made, URLs whose methods run under more than one policy, and URLs a mounted router's route ran for. */
+/**
+ * Checks made, URLs whose methods run under more than one policy, URLs a mounted router's route ran
+ * for, and URLs whose HEAD ran a route of a path with a HEAD route and a GET route, the HEAD route
+ * declared first (`headFirst`) or the GET route (`getFirst`).
+ */
 interface Counter {
   checks: number;
   mixed: number;
   mounted: number;
+  headFirst: number;
+  getFirst: number;
 }
 
 /** What went wrong on one route set, one line each; empty where every check held. */
@@ -356,8 +414,16 @@ async function problemsOf(framework: Framework, routes: readonly RouteSpec[], co
       ran.set(method, index);
       check(allowOrigin(answer) === POLICIES[routes[index]!.policy], `${method} ${url} ran ${labelOf(routes[index]!)}, answered ${allowOrigin(answer)}`);
     }
-    const served = PROBED.filter((method) => method !== 'HEAD' && ran.has(method));
+    // HEAD among them: a URL that only a HEAD route matches is served, and covered.
+    const served = PROBED.filter((method) => ran.has(method));
     const policyRunning = (method: string) => (ran.has(method) ? routes[ran.get(method)!]!.policy : undefined);
+    const ranHead = ran.get('HEAD');
+    if (ranHead !== undefined) {
+      const ofPath = order.filter((route) => framework.pathKey(route) === framework.pathKey(routes[ranHead]!));
+      const head = ofPath.findIndex((route) => route.method === 'HEAD');
+      const get = ofPath.findIndex((route) => route.method === 'GET');
+      if (head !== -1 && get !== -1) counter[head < get ? 'headFirst' : 'getFirst']++;
+    }
 
     if (served.length === 0) {
       // No route matches the URL: it is not covered, and nothing on it is granted.
@@ -387,7 +453,8 @@ async function problemsOf(framework: Framework, routes: readonly RouteSpec[], co
       );
     }
 
-    // 2. Preflights, for each method a route serves here, from that route's own origin.
+    // 2. Preflights, for each method a route serves here, from that route's own origin (HEAD too:
+    // a HEAD request with a header that is not safelisted is preflighted).
     const preflights = await Promise.all(
       served.map((method) => send('OPTIONS', url, { Origin: POLICIES[policyRunning(method)!]!, 'Access-Control-Request-Method': method })),
     );
@@ -399,7 +466,7 @@ async function problemsOf(framework: Framework, routes: readonly RouteSpec[], co
       check(ranOf('OPTIONS', answer, problems, context) === undefined, `${context}: a route ran`);
       // The browser sends every listed method later with no preflight of its own.
       for (const listed of (answer.headers['access-control-allow-methods'] as string | undefined)?.split(', ') ?? []) {
-        if (listed === 'OPTIONS' || listed === 'HEAD') continue;
+        if (listed === 'OPTIONS') continue;
         // A method no route names (a route of every method lists them all) runs where PATCH runs:
         // on the first route of every method matching the URL. (Not sent: node:http does not route CONNECT.)
         const runsAs = (PROBED as readonly string[]).includes(listed) ? listed : 'PATCH';
@@ -416,7 +483,7 @@ async function problemsOf(framework: Framework, routes: readonly RouteSpec[], co
     // router that holds other routes of the URL, a 200 listing only those).
     if (ranOf('OPTIONS', plain, problems, `OPTIONS ${url}`) !== undefined || plain.status !== 204) return;
     const allow = plain.headers.allow as string | undefined;
-    const listed = (allow?.split(', ') ?? []).filter((method) => method !== 'HEAD' && method !== 'OPTIONS');
+    const listed = (allow?.split(', ') ?? []).filter((method) => method !== 'OPTIONS');
     const context = `Allow of ${url} is ${allow}, served with ${served.map((method) => `${method} by r${ran.get(method)}`)}`;
     for (const method of listed) check(ran.has(method), `${context}: lists ${method}`);
     if (new Set(served.map(policyRunning)).size > 1) {
@@ -437,7 +504,7 @@ async function problemsOf(framework: Framework, routes: readonly RouteSpec[], co
 
 /** Runs the property on `framework`, failing with the smallest route set found and what went wrong on it. */
 async function holds(t: Test, framework: Framework): Promise<void> {
-  const counter: Counter = { checks: 0, mixed: 0, mounted: 0 };
+  const counter: Counter = { checks: 0, mixed: 0, mounted: 0, headFirst: 0, getFirst: 0 };
   await fc.assert(
     fc.asyncProperty(routeSets(framework), async (routes) => {
       const problems = await problemsOf(framework, routes, counter);
@@ -446,10 +513,15 @@ async function holds(t: Test, framework: Framework): Promise<void> {
         throw new Error(`${declared}\n  ${problems.slice(0, 8).join('\n  ')}`);
       }
     }),
-    { numRuns: RUNS },
+    // fast-check counts the examples among the runs.
+    { numRuns: RUNS + HEAD_EXAMPLES.length, examples: HEAD_EXAMPLES.map((routes) => [routes]) },
   );
   // What the runs reached, so a generator that stops reaching the overlaps shows.
-  t.pass(`${counter.checks} checks over ${RUNS} route sets; ${counter.mixed} URLs under several policies, ${counter.mounted} run by a mounted router`);
+  t.pass(
+    `${counter.checks} checks over ${RUNS} route sets and ${HEAD_EXAMPLES.length} examples; ${counter.mixed} URLs under several policies, ${counter.mounted} run by a mounted router; ` +
+      `HEAD sent where a HEAD route and a GET route of one path ran it: ${counter.headFirst} URLs with the HEAD route first, ${counter.getFirst} with the GET route first`,
+  );
+  t.ok(counter.headFirst > 0 && counter.getFirst > 0, 'HEAD was sent to paths with a HEAD route and a GET route, in both orders');
 }
 
 // The trailing wildcard: path-to-regexp 8 (Express 5, and @koa/router 15 above) names it; 0.1 (Express 4) has a bare `*`.

@@ -12,7 +12,8 @@
  * Unlike overlapping-paths-property.test.ts, whose model is a find-my-way router beside the fetch
  * adapter, nothing here predicts the framework's choice: it is observed. hono picks the route
  * declared first among those that match (statics, parameters, optional parameters, wildcards and
- * `app.all()` alike, a mounted sub-app's where it was mounted); fastify's find-my-way picks by
+ * `app.all()` alike, a mounted sub-app's where it was mounted), and never runs a HEAD route
+ * (`app.on('HEAD', ...)`): it answers HEAD as GET, body dropped; fastify's find-my-way picks by
  * specificity, adds a HEAD route to every GET, and serves a prefixed plugin's '/' route at
  * `prefix` and `prefix/`.
  *
@@ -28,7 +29,7 @@ import { fastifyCors } from '@lib/cors/fastify';
 import { createCors } from '@lib/cors/hono';
 
 const POLICIES = [0, 1, 2].map((index) => `https://p${index}.test`);
-/** The methods routes are declared with (and, in hono, `app.all()`). */
+/** The methods routes are declared with (and, in hono, `app.all()` and HEAD routes). */
 const ROUTE_METHODS = ['GET', 'PUT', 'DELETE', 'POST'] as const;
 /** The methods every URL is asked with: HEAD runs GET's route in both frameworks, PATCH only `app.all()`'s. */
 const PROBED = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST', 'PATCH'];
@@ -139,7 +140,11 @@ function declaredRoutes(
   return { prefix, routes };
 }
 
-const declaration = (receiver: string, route: Declared) => `  ${receiver}.${route.method.toLowerCase()}('${route.path}', p${route.policy}) -> ${route.name}`;
+/** A route's declaration as code; hono has no `app.head()`. */
+const declaration = (receiver: string, route: Declared) =>
+  route.method === 'HEAD'
+    ? `  ${receiver}.on('HEAD', '${route.path}', p${route.policy}) -> ${route.name}`
+    : `  ${receiver}.${route.method.toLowerCase()}('${route.path}', p${route.policy}) -> ${route.name}`;
 
 /** A request's answer, as far as the property reads it. */
 interface Seen {
@@ -170,14 +175,23 @@ function seenOf(method: string, status: number, header: (name: string) => string
 }
 
 /**
- * Checks every URL against the routes of `routes` as served: throws at the first request whose
- * answer was not given by the policy of the route the framework ran. Returns the checks made.
+ * What the runs reached: answers checked, and URLs whose HEAD ran a route of a path with a HEAD
+ * route and a GET route, the HEAD route declared first (`headFirst`) or the GET route (`getFirst`).
  */
-async function checkEveryUrl(routes: readonly Declared[], described: string, send: Send): Promise<number> {
+interface Reached {
+  checks: number;
+  headFirst: number;
+  getFirst: number;
+}
+
+/**
+ * Checks every URL against the routes of `routes` as served: throws at the first request whose
+ * answer was not given by the policy of the route the framework ran. Counts what it checked in `reached`.
+ */
+async function checkEveryUrl(routes: readonly Declared[], described: string, send: Send, reached: Reached): Promise<void> {
   const policyOf = new Map(routes.map((route) => [route.name, route.policy]));
-  let checks = 0;
   const check = (ok: boolean, request: string, seen: Seen | undefined, expected: string, ran: string) => {
-    checks++;
+    reached.checks++;
     if (!ok) {
       throw new Error(`${request}: expected ${expected}; got ${JSON.stringify(seen)}; the framework ran ${ran}\nroutes:\n${described}`);
     }
@@ -200,6 +214,13 @@ async function checkEveryUrl(routes: readonly Declared[], described: string, sen
       if (ran !== undefined) served.set(method, ran);
     }
     const ranOn = [...served].map(([method, name]) => `${method} ${name}`).join(', ') || 'no route';
+    const ranHead = routes.find((route) => route.name === served.get('HEAD'));
+    if (ranHead !== undefined) {
+      const ofPath = routes.filter((route) => route.url === ranHead.url);
+      const head = ofPath.findIndex((route) => route.method === 'HEAD');
+      const get = ofPath.findIndex((route) => route.method === 'GET');
+      if (head !== -1 && get !== -1) reached[head < get ? 'headFirst' : 'getFirst']++;
+    }
     const plain = await send('OPTIONS', url, {});
 
     // 1. An actual request gets the policy of the route that ran.
@@ -255,57 +276,110 @@ async function checkEveryUrl(routes: readonly Declared[], described: string, sen
       check(same, request, plain, `Allow listing exactly ${servedMethods.join(', ')}`, ranOn);
     }
   }
-  return checks;
 }
 
-/** Checks every URL of `numRuns` route sets, each served by `serve`; a failure is reported as one assertion, with the shrunk route set. */
+/**
+ * Checks every URL of `numRuns` route sets, each served by `serve`; a failure is reported as one
+ * assertion, with the shrunk route set. `headExamples`, where route sets hold HEAD routes, are
+ * checked first, so that HEAD is always sent where a HEAD route and a GET route of one path were
+ * declared in either order.
+ */
 async function assertOver<Routes extends RouteSet>(
   t: Test,
   sets: fc.Arbitrary<Routes>,
   serve: (set: Routes) => Promise<Served>,
   numRuns: number,
+  headExamples: readonly Routes[] = [],
 ): Promise<void> {
-  let checks = 0;
+  const reached: Reached = { checks: 0, headFirst: 0, getFirst: 0 };
   const details = await fc.check(
     fc.asyncProperty(sets, async (set) => {
       const served = await serve(set);
       try {
-        checks += await checkEveryUrl(set.routes, set.described, served.send);
+        await checkEveryUrl(set.routes, set.described, served.send, reached);
       } finally {
         await served.close();
       }
     }),
-    { numRuns },
+    // fast-check counts the examples among the runs.
+    { numRuns: numRuns + headExamples.length, examples: headExamples.map((set) => [set]) },
   );
   // The shrunk route set's own error names its routes, the request, the answer and the route that ran.
   const failure = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-  t.notOk(details.failed, details.failed ? `${failure}\n${fc.defaultReportMessage(details)}` : `${numRuns} route sets, ${checks} answers checked`);
+  const ran = `${numRuns} route sets${headExamples.length > 0 ? ` and ${headExamples.length} examples` : ''}, ${reached.checks} answers checked`;
+  t.notOk(details.failed, details.failed ? `${failure}\n${fc.defaultReportMessage(details)}` : ran);
+  if (headExamples.length > 0 && !details.failed) {
+    // What the runs reached, so a generator that stops reaching HEAD routes beside GET routes shows.
+    t.ok(
+      reached.headFirst > 0 && reached.getFirst > 0,
+      `HEAD sent where a HEAD route and a GET route of one path are declared: ${reached.headFirst} URLs with the HEAD route first, ${reached.getFirst} with the GET route first`,
+    );
+  }
 }
 
 // hono ----------------------------------------------------------------------------------------
 
-const honoMethods = fc.oneof({ arbitrary: fc.constantFrom(...ROUTE_METHODS), weight: 5 }, { arbitrary: fc.constant('ALL'), weight: 1 });
+const honoMethods = fc.oneof(
+  { arbitrary: fc.constantFrom(...ROUTE_METHODS), weight: 5 },
+  { arbitrary: fc.constant('ALL'), weight: 1 },
+  { arbitrary: fc.constant('HEAD'), weight: 2 },
+);
 const honoTails: readonly Tail[] = ['exact', 'exact', 'wildcard', 'optional'];
+
+/**
+ * `specs`, some of them on the path of a spec before them (an index counted round those before):
+ * random paths seldom meet, and a HEAD route, or an app.all(), matters beside a GET route of its
+ * path.
+ */
+const sharingPaths = (specs: fc.Arbitrary<RouteSpec[]>) =>
+  fc.tuple(specs, fc.array(fc.option(fc.nat(), { freq: 2 }), { maxLength: 7 })).map(([specs, samePathAs]) => {
+    const shared: RouteSpec[] = [];
+    for (const [index, spec] of specs.entries()) {
+      const of = samePathAs[index];
+      const model = of === undefined || of === null || index === 0 ? spec : shared[of % index]!;
+      shared.push({ ...spec, tokens: model.tokens, tail: model.tail });
+    }
+    return shared;
+  });
+
+/** A hono app of the routes `top` and, where `mount` is given, a sub-app mounted among them. */
+function honoSetOf({ top, mount }: { top: readonly RouteSpec[]; mount: MountSpec | null }): RouteSet {
+  // Routes declared twice, which hono allows (the first runs), stay; so does an app.all() beside
+  // routes of its path that name methods (policyDeclarations() in entry/framework-routes.ts).
+  const { prefix, routes } = declaredRoutes(top, mount, () => true);
+  const lines: string[] = [];
+  for (const [index, route] of routes.entries()) {
+    lines.push(declaration(route.mounted ? 'sub' : 'app', route));
+    if (route.mounted && routes[index + 1]?.mounted !== true) lines.push(`  app.route('${prefix}', sub)`);
+  }
+  return { prefix, routes, described: lines.join('\n') };
+}
 
 /** hono apps: routes, and sometimes a sub-app mounted with `app.route(prefix, sub)` among them. */
 const honoSets = fc
   .record({
-    top: routeSpecs(honoMethods, honoTails, 1, 3, 7),
-    mount: fc.option(fc.record({ prefix: fc.constantFrom(...TOKENS), at: fc.nat({ max: 7 }), routes: routeSpecs(honoMethods, honoTails, 0, 2, 4) }), {
-      freq: 2,
-    }),
+    top: sharingPaths(routeSpecs(honoMethods, honoTails, 1, 3, 7)),
+    mount: fc.option(
+      fc.record({ prefix: fc.constantFrom(...TOKENS), at: fc.nat({ max: 7 }), routes: sharingPaths(routeSpecs(honoMethods, honoTails, 0, 2, 4)) }),
+      { freq: 2 },
+    ),
   })
-  .map(({ top, mount }): RouteSet => {
-    // Routes declared twice, which hono allows (the first runs), stay; so does an app.all() beside
-    // routes of its path that name methods (policyDeclarations() in entry/framework-routes.ts).
-    const { prefix, routes } = declaredRoutes(top, mount, () => true);
-    const lines: string[] = [];
-    for (const [index, route] of routes.entries()) {
-      lines.push(declaration(route.mounted ? 'sub' : 'app', route));
-      if (route.mounted && routes[index + 1]?.mounted !== true) lines.push(`  app.route('${prefix}', sub)`);
-    }
-    return { prefix, routes, described: lines.join('\n') };
-  });
+  .map(honoSetOf);
+
+/** A route of `tokens`, ending as they say. */
+const specOf = (method: string, tokens: readonly Token[], policy: number): RouteSpec => ({ method, tokens, tail: 'exact', policy });
+
+/**
+ * A HEAD route and a GET route of one path in either order, with an app.all(), and on a sub-app
+ * beside the app's own GET route of the same URL: hono runs the first GET route (or app.all())
+ * for HEAD, whatever was declared for HEAD.
+ */
+const HONO_HEAD_EXAMPLES: RouteSet[] = [
+  honoSetOf({ top: [specOf('GET', ['a'], 0), specOf('HEAD', ['a'], 1)], mount: null }),
+  honoSetOf({ top: [specOf('HEAD', ['a'], 1), specOf('GET', ['a'], 0)], mount: null }),
+  honoSetOf({ top: [specOf('HEAD', ['a', ':'], 1), specOf('ALL', ['a', ':'], 0), specOf('GET', ['a', ':'], 2)], mount: null }),
+  honoSetOf({ top: [specOf('GET', ['me'], 0)], mount: { prefix: 'me', at: 0, routes: [specOf('HEAD', [], 1), specOf('GET', [], 2)] } }),
+];
 
 async function serveHono(set: RouteSet): Promise<Served> {
   const application = new Hono();
@@ -338,7 +412,7 @@ async function serveHono(set: RouteSet): Promise<Served> {
 }
 
 t.test("hono: every request is answered by the policy of the route hono's own router runs for it", async (t) => {
-  await assertOver(t, honoSets, serveHono, 50);
+  await assertOver(t, honoSets, serveHono, 50, HONO_HEAD_EXAMPLES);
 });
 
 // fastify -------------------------------------------------------------------------------------
