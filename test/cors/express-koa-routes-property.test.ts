@@ -4,13 +4,17 @@
  * @koa/router router, some strict and case-sensitive; routes of every method, and HEAD routes,
  * which both frameworks leave HEAD to when declared before a GET route of their path and pass over
  * when declared after it), each route under one of a few policies,
- * served by Express 5, Express 4 and Koa with @koa/router over HTTP. Each handler names its route,
+ * served by Express 5, Express 4 and Koa with @koa/router over HTTP, its routers as they come, with
+ * `exclusive: true` (the last matched layer runs alone) and with `exclusive: 'specificity'` (the
+ * first with the fewest parameters), and in Koa the routers' own middleware (`router.use()`), which
+ * an exclusive router may run alone, no route then. Each handler names its route,
  * so every request shows which route the framework ran: the answer must carry that route's policy,
  * a preflight must list no method that runs under another policy on its URL, and `Allow` no method
  * the URL is not served with (docs/CONTRACT.md, rule E, "One URL, several paths"). Each policy
  * answers one fixed origin, so `Access-Control-Allow-Origin` names the policy that decided.
  * Nothing here models how a framework matches: which route runs is read from the answers. Only the
- * order routes are declared in, and which routes share a path, are worked out here.
+ * order routes are declared in, which routes share a path, and which of the routes seen running on
+ * a URL the router's rule picks for a method, are worked out here.
  */
 import { once } from 'node:events';
 import { connect } from 'node:net';
@@ -33,7 +37,13 @@ const METHODS = ['GET', 'PUT', 'DELETE', 'POST'] as const;
  * (`app.all()`, `router.all()`).
  */
 const ROUTE_METHODS = [...METHODS, 'HEAD', 'ALL'] as const;
-type Method = (typeof ROUTE_METHODS)[number];
+/**
+ * In Koa, a router's own middleware too (`router.use(path, middleware)`), which hands on: it serves
+ * no request itself, and has no policy, but an exclusive router counts it among the layers it
+ * chooses the one to run from.
+ */
+const KOA_ROUTE_METHODS = [...ROUTE_METHODS, 'USE'] as const;
+type Method = (typeof KOA_ROUTE_METHODS)[number];
 /**
  * Every method a request is sent with: PATCH, which only a route of every method runs; HEAD, which
  * runs the first route of HEAD, GET or every method the framework tries.
@@ -64,8 +74,19 @@ interface RouteSpec {
   readonly policy: number;
 }
 
+/**
+ * @koa/router's `exclusive` option: `false` runs every layer matching a request in turn, each
+ * handing on with next() (as Express runs its routes); `true` runs the last alone; 'specificity'
+ * the first of those with the fewest parameters (its _buildMiddlewareChain()).
+ */
+type Exclusive = false | true | 'specificity';
+
 /** A framework, as the property sets it up. */
 interface Framework {
+  /** What its routes are declared with. */
+  readonly methods: readonly Method[];
+  /** How its router runs the routes matching a request: Express's always as `false`. */
+  readonly exclusive: Exclusive;
   /** The application of `routes`, the CORS middleware first, as a node:http listener. */
   start(routes: readonly RouteSpec[]): Parameters<typeof serve>[0];
   /**
@@ -91,9 +112,22 @@ const prefixOf = (mount: NonNullable<RouteSpec['mount']>): string => (mount.at =
 /** Which router a mounted route is declared on. */
 const routerOf = (mount: NonNullable<RouteSpec['mount']>): string => `${prefixOf(mount)}#${mount.router}`;
 
-/** The route's label in messages, the same in every framework. */
+/** The route's label in messages, the same in every framework; a middleware's, which has no policy, without one. */
 const labelOf = (spec: RouteSpec): string =>
-  `${spec.method} ${spec.mount === undefined ? '' : `[${routerOf(spec.mount)}]`}${pathOf(spec, '*')} p${spec.policy}`;
+  `${spec.method} ${spec.mount === undefined ? '' : `[${routerOf(spec.mount)}]`}${pathOf(spec, '*')}${spec.method === 'USE' ? '' : ` p${spec.policy}`}`;
+
+/**
+ * The route's parameters, as @koa/router counts them for 'specificity' (a layer's `paramNames`):
+ * its own, the trailing wildcard's (one, named), and the mount's.
+ */
+function parametersOf(spec: RouteSpec): number {
+  const last = spec.segments.length - 1;
+  const own = spec.segments.filter((segment, index) => segment === 'param' && !(spec.wildcard && index === last)).length;
+  return own + (spec.wildcard ? 1 : 0) + (spec.mount?.at === 'param' ? 1 : 0);
+}
+
+/** Whether `spec` is a route that runs for `method` where its path matches: HEAD runs a GET route too. */
+const serves = (spec: RouteSpec, method: string): boolean => spec.method === method || spec.method === 'ALL' || (method === 'HEAD' && spec.method === 'GET');
 
 /** The route's own path in its router. */
 const routerPathKey = (spec: RouteSpec): string => `${spec.mount === undefined ? '' : routerOf(spec.mount)} ${pathOf(spec, '*')}`;
@@ -117,17 +151,18 @@ const segment = fc.constantFrom<Segment>('a', 'me', 'param');
 const mount = fc.record({ at: segment, router: fc.constantFrom<0 | 1>(0, 1) });
 
 /** On the application: one to three segments. Under a mount, which takes one segment: none to two. */
-const routeSpec: fc.Arbitrary<RouteSpec> = fc.option(mount, { nil: undefined, freq: 2 }).chain((mount) =>
-  fc
-    .record({
-      mount: fc.constant(mount),
-      segments: fc.array(segment, { minLength: mount === undefined ? 1 : 0, maxLength: mount === undefined ? 3 : 2 }),
-      wildcard: fc.boolean(),
-      method: fc.constantFrom(...ROUTE_METHODS),
-      policy: fc.nat({ max: POLICIES.length - 1 }),
-    })
-    .map((spec) => ({ ...spec, wildcard: spec.wildcard && spec.segments.length > 0 })),
-);
+const routeSpec = (methods: readonly Method[]): fc.Arbitrary<RouteSpec> =>
+  fc.option(mount, { nil: undefined, freq: 2 }).chain((mount) =>
+    fc
+      .record({
+        mount: fc.constant(mount),
+        segments: fc.array(segment, { minLength: mount === undefined ? 1 : 0, maxLength: mount === undefined ? 3 : 2 }),
+        wildcard: fc.boolean(),
+        method: fc.constantFrom(...methods),
+        policy: fc.nat({ max: POLICIES.length - 1 }),
+      })
+      .map((spec) => ({ ...spec, wildcard: spec.wildcard && spec.segments.length > 0 })),
+  );
 
 /**
  * A route, perhaps on the path of a route declared before it (`samePathAs`, an index counted round
@@ -135,10 +170,11 @@ const routeSpec: fc.Arbitrary<RouteSpec> = fc.option(mount, { nil: undefined, fr
  * HEAD route or a GET route for HEAD, a named route or a route of every method) is decided only
  * among routes of one path.
  */
-const routeEntry = fc.record({
-  spec: routeSpec,
-  samePathAs: fc.oneof({ arbitrary: fc.constant(null), weight: 1 }, { arbitrary: fc.nat(), weight: 1 }),
-});
+const routeEntry = (methods: readonly Method[]) =>
+  fc.record({
+    spec: routeSpec(methods),
+    samePathAs: fc.oneof({ arbitrary: fc.constant(null), weight: 1 }, { arbitrary: fc.nat(), weight: 1 }),
+  });
 
 /**
  * Route sets the engine accepts, one route of a method on a path. It refuses (CORS_ROUTE_CONFLICT)
@@ -146,11 +182,13 @@ const routeEntry = fc.record({
  * declared before a route of its path that names a method under another policy: which of the two
  * decides would depend on whether the first hands the request on. Declared after, it leaves that
  * method to the route before it. A HEAD route and a GET route of one path are no conflict: the
- * first declared answers HEAD.
+ * first declared answers HEAD. Under an exclusive router the engine refuses none of that: it runs one route alone,
+ * which no next() decides, so the route of every method and the named route each run for the
+ * methods the router gives them.
  */
 const routeSets = (framework: Framework) =>
   fc
-    .array(routeEntry, { minLength: 1, maxLength: 8 })
+    .array(routeEntry(framework.methods), { minLength: 1, maxLength: 8 })
     .map((entries) => {
       const routes: RouteSpec[] = [];
       for (const { spec, samePathAs } of entries) {
@@ -162,13 +200,17 @@ const routeSets = (framework: Framework) =>
       return routes;
     })
     .filter((routes) => {
+      if (framework.exclusive !== false) return true;
       const order = frameworkOrder(routes);
       return !order.some(
         (every, index) =>
           every.method === 'ALL' &&
           order
             .slice(index + 1)
-            .some((named) => named.method !== 'ALL' && framework.pathKey(named) === framework.pathKey(every) && named.policy !== every.policy),
+            .some(
+              (named) =>
+                named.method !== 'ALL' && named.method !== 'USE' && framework.pathKey(named) === framework.pathKey(every) && named.policy !== every.policy,
+            ),
       );
     });
 
@@ -190,6 +232,14 @@ const HEAD_EXAMPLES: RouteSpec[][] = [
   [routeOn('[/a#1]/me', 'GET', 2), routeOn('[/a#1]/me', 'HEAD', 1), routeOn('/a/:p1', 'HEAD', 0)],
   [routeOn('/a/:p1', 'HEAD', 1), routeOn('[/a#1]/me', 'GET', 0), routeOn('[/a#1]/me', 'HEAD', 2)],
 ];
+
+/**
+ * Run in Koa after those, so that an exclusive router always runs a middleware alone for a method
+ * a route of its path serves, and that route runs another method: GET with `exclusive: true`
+ * (the middleware is the last layer serving it), DELETE with 'specificity' (the first of equal
+ * parameters serving it).
+ */
+const MIDDLEWARE_EXAMPLES: RouteSpec[][] = [[routeOn('/a', 'GET', 0), routeOn('/a', 'USE', 0), routeOn('/a', 'DELETE', 1)]];
 
 /**
  * Every URL of one to three segments over URL_SEGMENTS; `/` and those of one or two with a
@@ -234,6 +284,8 @@ interface ExpressRouter {
 /** Express 4 or 5: each mount an `express.Router()` of its own, mounted where its first route is declared (routes are added to it later: Express looks them up per request). */
 function expressFramework(express: ExpressModule, wildcard: string): Framework {
   return {
+    methods: ROUTE_METHODS,
+    exclusive: false,
     pathKey: routerPathKey,
     start(routes) {
       const app = express();
@@ -266,25 +318,49 @@ function expressFramework(express: ExpressModule, wildcard: string): Framework {
 }
 
 /**
- * Koa with @koa/router, as users set it up: `router.routes()` and `router.allowedMethods()`. Each
- * mount a nested router, `router.use(prefix, inner.routes())` where its first route is declared;
- * its routes are declared before, as @koa/router copies them there and then.
+ * The `exclusive` of the nested routers under a router of `exclusive`: another one. @koa/router
+ * copies a nested router's layers into its parent, whose dispatch runs them: only the parent's
+ * option has a say, where the nested router's `strict` and `sensitive` are compiled into its
+ * layers' patterns.
  */
-const koaFramework: Framework = {
+const NESTED_EXCLUSIVE = new Map<Exclusive, Exclusive>([
+  [false, true],
+  [true, 'specificity'],
+  ['specificity', false],
+]);
+
+/**
+ * Koa with @koa/router, as users set it up: `router.routes()` and `router.allowedMethods()`, the
+ * router of `exclusive`. Each mount a nested router, `router.use(prefix, inner.routes())` where
+ * its first route is declared; its routes are declared before, as @koa/router copies them there
+ * and then. A middleware says it ran (`X-Middleware`) and hands on.
+ */
+const koaFramework = (exclusive: Exclusive): Framework => ({
+  methods: KOA_ROUTE_METHODS,
+  exclusive,
   pathKey: wholePathKey,
   start(routes) {
     const app = new Koa();
-    const router = new Router();
+    const router = new Router({ exclusive } as never);
     const cors = createKoaCors({}, { logger: quiet });
-    const declare = (target: Router, route: RouteSpec, index: number) =>
+    const declare = (target: Router, route: RouteSpec, index: number) => {
+      if (route.method === 'USE') {
+        target.use(pathOf(route, '*rest'), (ctx, next) => {
+          ctx.set('X-Middleware', `r${index}`);
+          return next();
+        });
+        return;
+      }
       target[route.method.toLowerCase() as 'get'](pathOf(route, '*rest'), cors.route({ origin: POLICIES[route.policy]! }), (ctx) => {
         ctx.set('X-Route', `r${index}`);
         ctx.body = `r${index}`;
       });
+    };
     const inners = new Map<string, Router>();
     routes.forEach((route, index) => {
       if (route.mount === undefined) return;
-      const inner = inners.get(routerOf(route.mount)) ?? new Router(route.mount.router === 1 ? STRICT.koa : {});
+      const options = { ...(route.mount.router === 1 ? STRICT.koa : {}), exclusive: NESTED_EXCLUSIVE.get(exclusive) };
+      const inner = inners.get(routerOf(route.mount)) ?? new Router(options as never);
       inners.set(routerOf(route.mount), inner);
       declare(inner, route, index);
     });
@@ -301,7 +377,7 @@ const koaFramework: Framework = {
     cors.mirror(app);
     return app.callback();
   },
-};
+});
 
 /** Which route the framework ran for an answer (the handler's header, and its body where a body is sent), or `undefined`. */
 function ranOf(method: string, answer: Answer, problems: string[], context: string): number | undefined {
@@ -373,7 +449,9 @@ async function pipelinedClient(
 /**
  * Checks made, URLs whose methods run under more than one policy, URLs a mounted router's route ran
  * for, and URLs whose HEAD ran a route of a path with a HEAD route and a GET route, the HEAD route
- * declared first (`headFirst`) or the GET route (`getFirst`).
+ * declared first (`headFirst`) or the GET route (`getFirst`). Requests an exclusive router ran
+ * another route for than the first it tries that serves their method (`passedOver`), and ran its
+ * own middleware for alone, where a route serves their method (`middlewareAlone`).
  */
 interface Counter {
   checks: number;
@@ -381,6 +459,8 @@ interface Counter {
   mounted: number;
   headFirst: number;
   getFirst: number;
+  passedOver: number;
+  middlewareAlone: number;
 }
 
 /** What went wrong on one route set, one line each; empty where every check held. */
@@ -417,6 +497,40 @@ async function problemsOf(framework: Framework, routes: readonly RouteSpec[], co
     // HEAD among them: a URL that only a HEAD route matches is served, and covered.
     const served = PROBED.filter((method) => ran.has(method));
     const policyRunning = (method: string) => (ran.has(method) ? routes[ran.get(method)!]!.policy : undefined);
+    const ranRoutes = new Set(ran.values());
+    // Each route seen running here matches the URL; the route run for a method is then the one the
+    // router's rule picks among those of them that serve it, with no model of matching needed: the
+    // first tried (Express, and @koa/router without `exclusive`), the last (`exclusive: true`), the
+    // first of the fewest parameters ('specificity'). A method none of them runs for, though one
+    // serves it, was left to a middleware an exclusive router ran alone, which said so.
+    const seen = order.filter((route) => ranRoutes.has(routes.indexOf(route)));
+    for (const method of PROBED) {
+      const index = ran.get(method);
+      // A middleware an exclusive router ran alone, in place of any route (under 'last' and
+      // 'specificity' alike, a route it passes over this way runs no other method of the URL).
+      if (index === undefined && framework.exclusive !== false && actuals.get(method)!.headers['x-middleware'] !== undefined) counter.middlewareAlone++;
+      const candidates = seen.filter((route) => serves(route, method));
+      if (candidates.length === 0) continue;
+      if (index === undefined) {
+        const middleware = actuals.get(method)!.headers['x-middleware'];
+        check(
+          framework.exclusive !== false && middleware !== undefined,
+          `${method} ${url} ran no route, where ${labelOf(candidates[0]!)} serves it, and no middleware said it ran alone`,
+        );
+        continue;
+      }
+      const picked =
+        framework.exclusive === false
+          ? candidates[0]!
+          : framework.exclusive === true
+            ? candidates.at(-1)!
+            : candidates.reduce((fewest, route) => (parametersOf(route) < parametersOf(fewest) ? route : fewest));
+      check(
+        picked === routes[index],
+        `${method} ${url} ran ${labelOf(routes[index]!)}, where the router's rule (exclusive: ${framework.exclusive}) picks ${labelOf(picked)}`,
+      );
+      if (candidates[0] !== routes[index]) counter.passedOver++;
+    }
     const ranHead = ran.get('HEAD');
     if (ranHead !== undefined) {
       const ofPath = order.filter((route) => framework.pathKey(route) === framework.pathKey(routes[ranHead]!));
@@ -426,7 +540,8 @@ async function problemsOf(framework: Framework, routes: readonly RouteSpec[], co
     }
 
     if (served.length === 0) {
-      // No route matches the URL: it is not covered, and nothing on it is granted.
+      // No route matches the URL, or none runs there (an exclusive router's middleware ran alone
+      // for every method): it is not covered, and nothing on it is granted.
       for (const [method, answer] of actuals) check(corsHeaders(answer).length === 0, `${method} ${url}, no route there, got ${corsHeaders(answer)}`);
       const preflight = await send('OPTIONS', url, { Origin: POLICIES[0]!, 'Access-Control-Request-Method': 'GET' });
       check(corsHeaders(preflight).length === 0, `preflight of ${url}, no route there, got ${corsHeaders(preflight)}`);
@@ -438,13 +553,17 @@ async function problemsOf(framework: Framework, routes: readonly RouteSpec[], co
     // A method no route runs here (a 404 or 405) grants nothing to its origin: it falls to the
     // OPTIONS policy of the path found first (rule E), whose fixed origin the answer names, so the
     // page can read the error. That path is the one of the first route the framework tries that
-    // matches the URL; that route runs its own method, so it is the first, in the framework's
-    // order, of the routes that ran. A path's OPTIONS policy is its GET's (a GET route's, else a
-    // route of every method's), else its first declared method's.
-    const ranRoutes = new Set(ran.values());
+    // matches the URL, of those it runs for a method there (an exclusive router passes over the
+    // others, which answer nothing); that route runs its own method, so it is the first, in the
+    // framework's order, of the routes that ran. A path's OPTIONS policy is that of the route
+    // declaring OPTIONS (`app.all()` and `router.all()` name it), the one the router runs first
+    // for it, or under `exclusive: true` last; else its GET route's; else its first declared
+    // method's: a middleware declares none.
     const first = order.find((route) => ranRoutes.has(routes.indexOf(route)))!;
-    const samePath = order.filter((route) => framework.pathKey(route) === framework.pathKey(first));
-    const optionsPolicy = (samePath.find((route) => route.method === 'GET' || route.method === 'ALL') ?? samePath[0]!).policy;
+    const samePath = order.filter((route) => route.method !== 'USE' && framework.pathKey(route) === framework.pathKey(first));
+    const declaringOptions = samePath.filter((route) => route.method === 'ALL');
+    const optionsRoute = framework.exclusive === true ? declaringOptions.at(-1) : declaringOptions[0];
+    const optionsPolicy = (optionsRoute ?? samePath.find((route) => route.method === 'GET') ?? samePath[0]!).policy;
     for (const [method, answer] of actuals) {
       if (ran.has(method)) continue;
       check(
@@ -468,7 +587,8 @@ async function problemsOf(framework: Framework, routes: readonly RouteSpec[], co
       for (const listed of (answer.headers['access-control-allow-methods'] as string | undefined)?.split(', ') ?? []) {
         if (listed === 'OPTIONS') continue;
         // A method no route names (a route of every method lists them all) runs where PATCH runs:
-        // on the first route of every method matching the URL. (Not sent: node:http does not route CONNECT.)
+        // on the route of every method the router picks for PATCH, as for any method only routes
+        // of every method and middleware serve. (Not sent: node:http does not route CONNECT.)
         const runsAs = (PROBED as readonly string[]).includes(listed) ? listed : 'PATCH';
         const runs = ran.has(runsAs) ? labelOf(routes[ran.get(runsAs)!]!) : 'no route';
         check(policyRunning(runsAs) === policy, `${context} lists ${listed}, which runs ${runs} there`);
@@ -504,7 +624,8 @@ async function problemsOf(framework: Framework, routes: readonly RouteSpec[], co
 
 /** Runs the property on `framework`, failing with the smallest route set found and what went wrong on it. */
 async function holds(t: Test, framework: Framework): Promise<void> {
-  const counter: Counter = { checks: 0, mixed: 0, mounted: 0, headFirst: 0, getFirst: 0 };
+  const counter: Counter = { checks: 0, mixed: 0, mounted: 0, headFirst: 0, getFirst: 0, passedOver: 0, middlewareAlone: 0 };
+  const examples = [...HEAD_EXAMPLES, ...MIDDLEWARE_EXAMPLES].filter((routes) => routes.every((route) => framework.methods.includes(route.method)));
   await fc.assert(
     fc.asyncProperty(routeSets(framework), async (routes) => {
       const problems = await problemsOf(framework, routes, counter);
@@ -514,14 +635,21 @@ async function holds(t: Test, framework: Framework): Promise<void> {
       }
     }),
     // fast-check counts the examples among the runs.
-    { numRuns: RUNS + HEAD_EXAMPLES.length, examples: HEAD_EXAMPLES.map((routes) => [routes]) },
+    { numRuns: RUNS + examples.length, examples: examples.map((routes) => [routes]) },
   );
   // What the runs reached, so a generator that stops reaching the overlaps shows.
   t.pass(
-    `${counter.checks} checks over ${RUNS} route sets and ${HEAD_EXAMPLES.length} examples; ${counter.mixed} URLs under several policies, ${counter.mounted} run by a mounted router; ` +
-      `HEAD sent where a HEAD route and a GET route of one path ran it: ${counter.headFirst} URLs with the HEAD route first, ${counter.getFirst} with the GET route first`,
+    `${counter.checks} checks over ${RUNS} route sets and ${examples.length} examples; ${counter.mixed} URLs under several policies, ${counter.mounted} run by a mounted router; ` +
+      `HEAD sent where a HEAD route and a GET route of one path ran it: ${counter.headFirst} URLs with the HEAD route first, ${counter.getFirst} with the GET route first; ` +
+      `${counter.passedOver} requests run by another route than the first serving them, ${counter.middlewareAlone} by a middleware alone`,
   );
   t.ok(counter.headFirst > 0 && counter.getFirst > 0, 'HEAD was sent to paths with a HEAD route and a GET route, in both orders');
+  if (framework.exclusive !== false) {
+    t.ok(
+      counter.passedOver > 0 && counter.middlewareAlone > 0,
+      'the exclusive router passed over the first route serving a request, and ran a middleware alone',
+    );
+  }
 }
 
 // The trailing wildcard: path-to-regexp 8 (Express 5, and @koa/router 15 above) names it; 0.1 (Express 4) has a bare `*`.
@@ -533,4 +661,12 @@ t.test('Express 4: every request is answered by the policy of the route Express 
   holds(t, expressFramework(express4 as unknown as ExpressModule, '*')),
 );
 
-t.test('Koa with @koa/router: every request is answered by the policy of the route the router runs for it', (t) => holds(t, koaFramework));
+t.test('Koa with @koa/router: every request is answered by the policy of the route the router runs for it', (t) => holds(t, koaFramework(false)));
+
+t.test('Koa with @koa/router, exclusive: true: every request is answered by the policy of the last matched route, which the router runs alone', (t) =>
+  holds(t, koaFramework(true)),
+);
+
+t.test("Koa with @koa/router, exclusive: 'specificity': every request is answered by the policy of the most specific route, which the router runs alone", (t) =>
+  holds(t, koaFramework('specificity')),
+);

@@ -121,3 +121,37 @@ t.test("an exclusive router whose last layer is its own middleware runs no route
   t.equal(seen.ran, undefined, 'the router ran its middleware alone');
   t.not(seen.granted, OPEN.origin, "the route's policy is not applied to an answer it did not give");
 });
+
+t.test('a HEAD route the exclusive router runs, beside a GET route of another path that serves HEAD', async (t) => {
+  for (const exclusive of [true, 'specificity'] as const) {
+    const send = await serveRoutes(t, exclusive, (router, cors) => {
+      router.get('/a/:id', cors.route(OPEN), answers('GET'));
+      router.head('/a/me', cors.route(APP), answers('HEAD'));
+    });
+    t.same(await send('HEAD', '/a/me'), { ran: 'HEAD', granted: APP.origin }, `exclusive: ${exclusive}: the HEAD route runs, under its policy`);
+    t.same(await send('GET', '/a/me'), { ran: 'GET', granted: OPEN.origin });
+  }
+});
+
+t.test('a method the exclusive router leaves to its middleware on a URL: answered as one its path does not declare', async (t) => {
+  // 'specificity' runs the first of the fewest parameters: GET finds the GET route first, PUT the middleware.
+  const app = new Koa();
+  const router = new Router({ exclusive: 'specificity' } as never);
+  const cors = createCors(BASE, { logger: quiet });
+  router.get('/a/:id', cors.route(OPEN), answers('GET'));
+  router.use('/a/:x', async (_ctx, next) => next());
+  router.put('/a/:id', cors.route(APP), answers('PUT'));
+  app.use(cors);
+  app.use(router.routes());
+  cors.mirror(app);
+  const server = await serve(app.callback());
+  t.teardown(server.close);
+  const put = await server.send('PUT', '/a/7', { Origin: APP.origin });
+  t.equal(put.headers['x-ran'], undefined, 'no route runs PUT here');
+  t.equal(put.headers['access-control-allow-origin'], OPEN.origin, "the path's OPTIONS policy (its GET's) answers, not the PUT route's");
+  const preflight = await server.send('OPTIONS', '/a/7', { Origin: APP.origin, 'Access-Control-Request-Method': 'PUT' });
+  t.notOk((preflight.headers['access-control-allow-methods'] ?? '').includes('PUT'), 'a preflight for PUT lists no PUT');
+  const plain = await server.send('OPTIONS', '/a/7');
+  t.equal(plain.headers.allow, 'GET, HEAD, OPTIONS', 'Allow lists the methods a route runs here');
+  t.equal((await server.send('GET', '/a/7', { Origin: CALLER })).headers['access-control-allow-origin'], OPEN.origin);
+});

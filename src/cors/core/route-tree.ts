@@ -362,35 +362,93 @@ function checkMethods(methods: readonly string[], path: string, label: RouteLabe
   }
 }
 
-/**
- * (Re)builds every table of a path from its methods: one per policy, each listing only the methods
- * it decides, and all sharing `byMethod`, through which the decision picks the request's own
- * (OPTIONS, rows 1 and 2, and methods the path does not declare go to the OPTIONS policy). With
- * one policy the one table is that of a path without per-method policies.
- */
+/** (Re)builds every table of a path from its declared methods, in place (writePathTables()). */
 function completeTables(record: PathRecord): void {
-  const declared = [...record.methods.keys()];
-  const policyOf = (method: string): CorsPolicy | undefined => record.methods.get(method)?.policy;
+  writePathTables(
+    record.store.route,
+    [...record.methods.keys()],
+    (method) => record.methods.get(method)?.policy,
+    (policy) => tableOf(record, policy),
+  );
+}
+
+/**
+ * Writes the tables of a path that declares `declared`, each method under `policyOf(method)`: one
+ * per policy (`into`: the object it is written into), each listing only the methods it decides,
+ * and all sharing `byMethod`, through which the decision picks the request's own (OPTIONS, rows 1
+ * and 2, and methods the path does not declare go to the OPTIONS policy). With one policy the one
+ * table is that of a path without per-method policies.
+ */
+function writePathTables(
+  route: string,
+  declared: readonly string[],
+  policyOf: (method: string) => CorsPolicy | undefined,
+  into: (policy: CorsPolicy) => PathTable,
+): void {
   // OPTIONS follows its own declaration, else GET's policy, else the first method's.
-  const optionsPolicy = policyOf('OPTIONS') ?? policyOf('GET') ?? record.methods.get(declared[0]!)!.policy;
+  const optionsPolicy = policyOf('OPTIONS') ?? policyOf('GET') ?? policyOf(declared[0]!)!;
   // HEAD follows GET unless declared itself.
   const effective = (method: string): CorsPolicy => policyOf(method) ?? (method === 'HEAD' ? policyOf('GET') : undefined) ?? optionsPolicy;
-  const route = record.store.route;
-  const policies = new Set([...record.methods.values()].map((entry) => entry.policy));
+  const policies = new Set([...declared.map((method) => policyOf(method)!), optionsPolicy]);
   if (policies.size === 1) {
-    Object.assign(record.store, buildPathTable(route, optionsPolicy, declared));
+    Object.assign(into(optionsPolicy), buildPathTable(route, optionsPolicy, declared));
     return;
   }
   const methods = new Set([...declared, 'OPTIONS', ...(declared.includes('GET') ? ['HEAD'] : [])]);
   const declaredSet = new Set(declared);
   const byMethod = new Map<string, PathTable>();
+  const tables: PathTable[] = [];
   for (const policy of policies) {
     const own = new Set([...methods].filter((method) => effective(method) === policy));
-    const table = tableOf(record, policy);
+    const table = into(policy);
     Object.assign(table, buildPathTable(route, policy, declared, { own, declared: declaredSet, decidesUndeclared: policy === optionsPolicy }));
     for (const method of own) byMethod.set(method, table);
+    tables.push(table);
   }
-  for (const table of record.tables.values()) Object.assign(table, { byMethod });
+  for (const table of tables) Object.assign(table, { byMethod });
+}
+
+/** restrictedTable()'s tables, made at a URL's first request, kept with the table they come from. */
+const restrictedTables = new WeakMap<PathTable, Map<string, PathTable>>();
+
+/**
+ * The table of `table`'s path where, on some URL, the framework runs its routes for `methods`
+ * alone (declared methods of the path, HEAD listed where it is served): as if the path declared
+ * only those, each under its own policy, the path's OPTIONS policy kept. An exclusive @koa/router
+ * can leave one of a path's methods to its own middleware on a URL, where no route of the path
+ * then runs it: that method is answered there as one the path does not declare (by its OPTIONS
+ * policy, never listed in a preflight's methods or in `Allow`).
+ */
+export function restrictedTable(table: PathTable, methods: readonly string[]): PathTable {
+  const key = methods.join(',');
+  let byKey = restrictedTables.get(table);
+  if (byKey === undefined) {
+    byKey = new Map();
+    restrictedTables.set(table, byKey);
+  }
+  let restricted = byKey.get(key);
+  if (restricted === undefined) {
+    // The path's OPTIONS policy stays its own, and decides the methods it runs no route for here.
+    const policyOf = (method: string): CorsPolicy | undefined =>
+      methods.includes(method) || method === 'OPTIONS' ? (table.byMethod?.get(method) ?? table).policy : undefined;
+    const made = new Map<CorsPolicy, PathTable>();
+    const into = (policy: CorsPolicy): PathTable => {
+      let one = made.get(policy);
+      if (one === undefined) {
+        one = { ...table };
+        made.set(policy, one);
+      }
+      return one;
+    };
+    // Declared as the path declares them: HEAD follows GET unless the path gives it its own policy.
+    const declared = methods.filter((method) => method !== 'HEAD' || !methods.includes('GET') || policyOf('HEAD') !== policyOf('GET'));
+    writePathTables(table.route, declared, policyOf, into);
+    for (const one of made.values()) Object.freeze(one);
+    // Any of them: they share `byMethod`, through which each request finds its method's.
+    restricted = made.values().next().value!;
+    byKey.set(key, restricted);
+  }
+  return restricted;
 }
 
 /** The path's one table object for `policy`, created the first time. */

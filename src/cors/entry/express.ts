@@ -251,7 +251,9 @@ function register(core: CorsCore, { key, method, path, options }: ExpressDeclara
 
 function frameworkRoute(route: ExpressRoute, ref: TableRef): FrameworkRoute {
   const methods = methodsOf(route);
-  return { methods: methods === undefined ? undefined : methodSet(methods), ref };
+  if (methods === undefined) return { methods: undefined, ref };
+  // Express runs a route of GET for HEAD, where the route names no HEAD itself.
+  return { methods: methodSet(methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'] : methods), ref };
 }
 
 /**

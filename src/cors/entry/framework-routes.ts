@@ -2,6 +2,7 @@
 import type { CorsCore, TableRef } from '../core/cors-core.js';
 import type { CorsOptions } from '../core/options.js';
 import type { PathTable } from '../core/path-table.js';
+import { restrictedTable } from '../core/route-tree.js';
 import { KEPT_PATHS, optionsTableOnUrl, type UrlPaths, urlPathsOf } from '../core/route-overlaps.js';
 
 /** Marks the no-op middleware that `cors.route()` returns in Express, Koa and hono, with the route's options. */
@@ -40,10 +41,16 @@ export class RoutesReadOnce<Routes> {
 
 /** One route of the application, as its framework declared it, with its table. */
 export interface FrameworkRoute {
-  /** Its methods, in upper case; `undefined` for a route of every method (`app.all()`). */
+  /** The methods it runs, in upper case (HEAD listed where a GET route serves it); `undefined` for a route of every method (`app.all()`). */
   readonly methods: ReadonlySet<string> | undefined;
   /** Its table, read once per request (reconfigure() replaces it). */
   readonly ref: TableRef;
+  /**
+   * Where the framework runs its path's routes on this URL for some of the path's methods alone
+   * (an exclusive @koa/router leaving a method to its own middleware): those methods, the only
+   * ones the URL is answered for on this path (restrictedTable()).
+   */
+  readonly only?: readonly string[];
 }
 
 /** The method sets of routes, one Set per distinct list: 100,000 `GET` routes share one. */
@@ -167,7 +174,7 @@ export class FrameworkRoutes {
 
   /**
    * The table that decides `method` on `pathname` (docs/CONTRACT.md, rule E): that of the first
-   * route that handles the method (HEAD: a route of HEAD or GET), as the framework would run it;
+   * route that runs the method (its `methods` list HEAD where it serves it), as the framework would;
    * else, where routes match the path but none has the method, the first of them, whose path's
    * OPTIONS policy then decides. `undefined` where no route matches: the path is not covered.
    * `requestMethod` is the request's own method, where `method` is a preflight's requested one;
@@ -180,25 +187,21 @@ export class FrameworkRoutes {
     let walk = this.#seen.get(key);
     if (walk === undefined) {
       const routes = this.#walk(pathname, requestMethod, host);
-      walk = { routes, url: urlPathsOf(routes.map((route) => [route.methods, route.ref.table])) };
+      walk = { routes, url: urlPathsOf(routes.map((route) => [route.methods, tableOf(route)])) };
       if (this.#seen.size >= KEPT_PATHS) this.#seen.clear();
       this.#seen.set(key, walk);
     }
-    let table: PathTable | undefined;
-    for (const route of walk.routes) {
-      if (handles(route, method)) {
-        table = route.ref.table;
-        break;
-      }
-    }
-    table ??= walk.routes[0]?.ref.table;
-    return table === undefined || requestMethod !== 'OPTIONS' ? table : optionsTableOnUrl(table, method, walk.url);
+    let decider = walk.routes.find((route) => route.methods === undefined || route.methods.has(method));
+    decider ??= walk.routes[0];
+    if (decider === undefined) return undefined;
+    const table = tableOf(decider);
+    return requestMethod !== 'OPTIONS' ? table : optionsTableOnUrl(table, method, walk.url);
   }
 }
 
-function handles(route: FrameworkRoute, method: string): boolean {
-  const methods = route.methods;
-  return methods === undefined || methods.has(method) || (method === 'HEAD' && methods.has('GET'));
+/** The table a route is answered from on the URL walked. */
+function tableOf(route: FrameworkRoute): PathTable {
+  return route.only === undefined ? route.ref.table : restrictedTable(route.ref.table, route.only);
 }
 
 /**

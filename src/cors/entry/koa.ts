@@ -176,18 +176,15 @@ function mirrorKoa(core: CorsCore, instance: unknown): KoaRoutes {
     for (const { router, match, exclusive } of matchers) {
       if (host !== undefined && !router.matchHost(host)) continue;
       const matched = match(pathname, requestMethod).path;
-      const run = exclusive === undefined ? matched.map((layer) => ({ layer, methods: layer.methods })) : exclusivelyRun(matched, exclusive);
-      for (const { layer, methods } of run) {
-        if (methods.length === 0) continue;
-        const ref = tables.get(layer);
-        if (ref === undefined) {
-          // A route added in a way the late-route check does not see: covered by nothing, never by
-          // a later route's policy.
-          faultReporter(core.logger)(`${core.source}: a route matching ${pathname} was added after the routes were read; it gets no CORS headers`);
-          return found;
-        }
-        found.push({ methods: methodSet(methods), ref });
+      if (matched.some((layer) => layer.methods.length > 0 && !tables.has(layer))) {
+        // A route added in a way the late-route check does not see: covered by nothing, never by
+        // a later route's policy.
+        faultReporter(core.logger)(`${core.source}: a route matching ${pathname} was added after the routes were read; it gets no CORS headers`);
+        return found;
       }
+      if (exclusive === undefined) {
+        for (const layer of matched) if (layer.methods.length > 0) found.push({ methods: methodSet(layer.methods), ref: tables.get(layer)! });
+      } else found.push(...exclusiveRoutes(matched, exclusive, tables));
     }
     return found;
   });
@@ -204,14 +201,15 @@ function exclusiveOf(router: KoaRouter): Exclusive | undefined {
 }
 
 /**
- * The layers an exclusive router runs, each with the methods it runs for: for a method, of the
- * layers matching the path that serve it (a route naming it, or the router's own middleware),
- * @koa/router runs one alone, the last (`exclusive: true`) or the first with the fewest
- * parameters (`'specificity'`). A method whose layer is middleware runs no route of the router.
- * Listed in the router's order, so that the walk's first route stays the first matched.
+ * The routes an exclusive router runs on a URL (`matched`: its layers matching it), each with the
+ * methods it runs there: for a method, of the layers that serve it (a route naming it, or the
+ * router's own middleware), @koa/router runs one alone, the last (`exclusive: true`) or the first
+ * with the fewest parameters (`'specificity'`). A method whose layer is middleware runs no route;
+ * where that leaves a path's method unrun on the URL, the path is answered there for the methods
+ * it runs alone (`only`). Listed in the router's order, so that the first stays the first matched.
  */
-function exclusivelyRun(matched: readonly KoaLayer[], exclusive: Exclusive): { layer: KoaLayer; methods: readonly string[] }[] {
-  const methodsOf = new Map<KoaLayer, string[]>();
+function exclusiveRoutes(matched: readonly KoaLayer[], exclusive: Exclusive, tables: ReadonlyMap<KoaLayer, TableRef>): FrameworkRoute[] {
+  const runs = new Map<KoaLayer, string[]>();
   for (const method of new Set(matched.flatMap((layer) => layer.methods))) {
     let chosen: KoaLayer | undefined;
     for (const layer of matched) {
@@ -219,13 +217,34 @@ function exclusivelyRun(matched: readonly KoaLayer[], exclusive: Exclusive): { l
       if (chosen === undefined || exclusive === 'last' || layer.paramNames.length < chosen.paramNames.length) chosen = layer;
     }
     if (chosen === undefined || chosen.methods.length === 0) continue;
-    const methods = methodsOf.get(chosen);
-    if (methods === undefined) methodsOf.set(chosen, [method]);
+    const methods = runs.get(chosen);
+    if (methods === undefined) runs.set(chosen, [method]);
     else methods.push(method);
   }
+  // Per path (its routes all match the URL, as they share its pattern): the methods it declares, and those run.
+  const paths = new Map<unknown, { declared: Set<string>; run: Set<string> }>();
+  const pathOf = (layer: KoaLayer) => {
+    const table = tables.get(layer)!.table;
+    const key = table.byMethod ?? table;
+    let path = paths.get(key);
+    if (path === undefined) {
+      path = { declared: new Set(), run: new Set() };
+      paths.set(key, path);
+    }
+    return path;
+  };
+  for (const layer of matched) {
+    if (layer.methods.length === 0) continue;
+    const path = pathOf(layer);
+    for (const method of layer.methods) path.declared.add(method);
+    for (const method of runs.get(layer) ?? []) path.run.add(method);
+  }
   return matched.flatMap((layer) => {
-    const methods = methodsOf.get(layer);
-    return methods === undefined ? [] : [{ layer, methods }];
+    const methods = runs.get(layer);
+    if (methods === undefined) return [];
+    const route: FrameworkRoute = { methods: methodSet(methods), ref: tables.get(layer)! };
+    const { declared, run } = pathOf(layer);
+    return [run.size === declared.size ? route : { ...route, only: [...declared].filter((method) => run.has(method)) }];
   });
 }
 
