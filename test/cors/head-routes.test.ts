@@ -113,3 +113,44 @@ for (const [name, start] of Object.entries(FRAMEWORKS)) {
     t.same(await send('GET', CALLER), { ran: 'GET', granted: READS.origin });
   });
 }
+
+t.test('a route of every method declared before a HEAD route under other options runs HEAD itself: refused, as two routes of one method are', async (t) => {
+  const expressApp = (express: typeof express5) => {
+    const app = express();
+    const cors = createExpressCors(BASE, { logger: quiet });
+    app.use(cors);
+    app.all('/things', cors.route(READS), (_req, res) => void res.send('all'));
+    app.head('/things', cors.route(HEADS), (_req, res) => void res.end());
+    return () => cors.mirror(app);
+  };
+  t.throws(expressApp(express5), { code: 'CORS_ROUTE_CONFLICT' }, 'Express 5');
+  t.throws(expressApp(express4 as unknown as typeof express5), { code: 'CORS_ROUTE_CONFLICT' }, 'Express 4');
+  const app = new Koa();
+  const router = new Router();
+  const cors = createKoaCors(BASE, { logger: quiet });
+  router.all('/things', cors.route(READS), (ctx) => {
+    ctx.body = 'all';
+  });
+  router.head('/things', cors.route(HEADS), (ctx) => {
+    ctx.status = 200;
+  });
+  app.use(cors);
+  app.use(router.routes());
+  t.throws(() => cors.mirror(app), { code: 'CORS_ROUTE_CONFLICT' }, 'Koa: router.all() names HEAD too');
+});
+
+t.test('a HEAD route that never answers HEAD still has its options checked at start-up', async (t) => {
+  const bad = { origin: 42 } as never;
+  const app = express5();
+  const expressCors = createExpressCors(BASE, { logger: quiet });
+  app.use(expressCors);
+  app.get('/things', expressCors.route(READS), (_req, res) => void res.send('read'));
+  app.head('/things', expressCors.route(bad), (_req, res) => void res.end());
+  t.throws(() => expressCors.mirror(app), { code: 'CORS_INVALID_ORIGIN_POLICY' }, 'Express: the GET route runs HEAD');
+  const hono = new Hono();
+  const honoCors = createHonoCors(hono, BASE, { logger: quiet });
+  hono.use(honoCors);
+  hono.get('/things', (c) => c.text('read'));
+  hono.on('HEAD', '/things', honoCors.route(bad), (c) => c.body(null));
+  t.throws(() => honoCors.mirror(), { code: 'CORS_INVALID_ORIGIN_POLICY' }, 'hono: no HEAD route ever runs');
+});

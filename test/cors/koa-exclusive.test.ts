@@ -2,7 +2,7 @@
  * @koa/router's `exclusive` option: the router runs one matched layer alone, the last matched
  * (`true`) or the first with the fewest parameters (`'specificity'`), where without it the first
  * matched runs and hands on with next(). The policy applied must be that of the route @koa/router
- * ran (exclusivelyRun() and exclusiveDeclarations()); each handler says which ran.
+ * ran (exclusiveRoutes() and exclusiveDeclarations()); each handler says which ran.
  */
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -154,4 +154,24 @@ t.test('a method the exclusive router leaves to its middleware on a URL: answere
   const plain = await server.send('OPTIONS', '/a/7');
   t.equal(plain.headers.allow, 'GET, HEAD, OPTIONS', 'Allow lists the methods a route runs here');
   t.equal((await server.send('GET', '/a/7', { Origin: CALLER })).headers['access-control-allow-origin'], OPEN.origin);
+});
+
+t.test('a plain OPTIONS the exclusive router leaves to its own middleware, on a path with an OPTIONS route, goes on to the application', async (t) => {
+  const app = new Koa();
+  const router = new Router({ exclusive: true } as never);
+  const cors = createCors(BASE, { logger: quiet });
+  router.options('/a', cors.route(APP), answers('OPTIONS'));
+  router.use(async (ctx) => {
+    ctx.set('x-ran', 'middleware');
+    ctx.status = 299;
+  });
+  router.get('/a', cors.route(OPEN), answers('GET'));
+  app.use(cors);
+  app.use(router.routes());
+  cors.mirror(app);
+  const server = await serve(app.callback());
+  t.teardown(server.close);
+  const plain = await server.send('OPTIONS', '/a', { Origin: CALLER });
+  t.equal(plain.status, 299, 'the middleware the router runs alone answers, not the engine');
+  t.equal(plain.headers['x-ran'], 'middleware');
 });

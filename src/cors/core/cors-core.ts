@@ -172,6 +172,11 @@ class Configuration {
       : this.tree.addMatchedElsewhere(typeof elsewhere === 'function' ? elsewhere(path) : elsewhere, methods, path, route.options, route.policy, label);
   }
 
+  /** Checks and compiles `registration`'s options, as add() does, without covering anything. */
+  check(registration: Registration): void {
+    this.#routeOptions(registration.options, registration.label, registration);
+  }
+
   /**
    * Covers a mirrored router's routes: asked directly where it is large and alone (no copy of a
    * tree that size: shared-router.ts), else copied into the tree route by route.
@@ -292,6 +297,14 @@ export class CorsCore {
    */
   routeMatchedElsewhere(key: PathKey, methods: readonly string[], path: string, options: RouteOptionsSource, label: RouteLabel): TableRef {
     return this.#register(methods, path, options, label, key);
+  }
+
+  /**
+   * Checks the options of a route its framework never runs for `methods` (another route of its
+   * path runs them first): they decide nothing, but bad options still fail at start-up.
+   */
+  checkRoute(methods: readonly string[], path: string, options: RouteOptionsSource, label: RouteLabel): void {
+    this.#configuration.check({ kind: 'route', methods, path, options, label, elsewhere: undefined, table: undefined as unknown as PathTable });
   }
 
   #register(methods: readonly string[], path: string, options: RouteOptionsSource, label: RouteLabel, elsewhere: PathKey | undefined): TableRef {

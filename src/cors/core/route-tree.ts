@@ -440,8 +440,11 @@ export function restrictedTable(table: PathTable, methods: readonly string[]): P
       }
       return one;
     };
-    // Declared as the path declares them: HEAD follows GET unless the path gives it its own policy.
+    // Declared as the path declares them: HEAD follows GET unless the path gives it its own policy;
+    // an OPTIONS route of the path stays declared, so that a plain OPTIONS still goes on to the
+    // application, which runs what it runs there.
     const declared = methods.filter((method) => method !== 'HEAD' || !methods.includes('GET') || policyOf('HEAD') !== policyOf('GET'));
+    if (table.explicitOptions && !declared.includes('OPTIONS')) declared.push('OPTIONS');
     writePathTables(table.route, declared, policyOf, into);
     for (const one of made.values()) Object.freeze(one);
     // Any of them: they share `byMethod`, through which each request finds its method's.

@@ -193,7 +193,12 @@ function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries:
       );
     }
   }
-  const tables = registerRoutes(routes, declarationsOf, (declaration) => register(core, declaration));
+  const tables = registerRoutes(
+    routes,
+    declarationsOf,
+    (declaration) => register(core, declaration),
+    ({ method, path, options }) => core.checkRoute(oneMethodList(method), path, options, expressRouteLabel),
+  );
   for (const { route } of routes) {
     // A route declared with no method yet (`app.route('/a')` alone) serves nothing: it has no table, and the walk passes over it.
     const table = tables.get(route);

@@ -96,6 +96,7 @@ export function registerRoutes<Entry extends { readonly route: unknown; readonly
   routes: readonly Entry[],
   declarationsOf: (entry: Entry) => readonly Declaration[],
   register: (declaration: Declaration) => TableRef,
+  check: (declaration: Declaration) => void,
   weigh: (declarations: readonly Declaration[]) => Declaration[] = policyDeclarations,
 ): Map<Entry['route'], TableRef> {
   const byPath = new Map<unknown, Declaration[]>();
@@ -109,7 +110,12 @@ export function registerRoutes<Entry extends { readonly route: unknown; readonly
   for (const declarations of byPath.values()) {
     // A path whose routes declare no method yet (`app.route('/a')` alone) serves nothing.
     if (declarations.length === 0) continue;
-    for (const declaration of weigh(declarations)) tables.set(declaration.route, register(declaration));
+    const standing = new Set(weigh(declarations));
+    for (const declaration of declarations) {
+      if (standing.has(declaration)) tables.set(declaration.route, register(declaration));
+      // Its route never runs the method, yet its options are checked as any route's.
+      else check(declaration);
+    }
     // A route that gives its path no method's policy still leads to the path's table.
     const pathTable = tables.get(declarations.find((declaration) => tables.has(declaration.route))!.route)!;
     for (const { route } of declarations) if (!tables.has(route)) tables.set(route, pathTable);

@@ -169,7 +169,14 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
       return declarations;
     },
     (declaration) => register(core, declaration),
+    ({ route, method, options }) => core.checkRoute([method], route.path, options, `hono route ${method} ${route.path}`),
   );
+  // A HEAD route decides nothing, yet its options are checked as any route's.
+  app.routes.forEach((route, index) => {
+    if (route.method === 'HEAD' && !isMiddleware(targetOf(route.handler))) {
+      core.checkRoute(['HEAD'], route.path, markers.of(route, index), `hono route HEAD ${route.path}`);
+    }
+  });
   // After this, a route declared on the app throws where it is declared: it would have no policy.
   Object.assign(app.router, {
     add: (method: string, path: string) => {

@@ -75,7 +75,7 @@ interface KoaRouter {
   readonly stack: KoaLayer[];
   /** The `host` option: the router runs only for requests to that host (matchHost()). */
   readonly host?: unknown;
-  /** The `exclusive` option (exclusivelyRun()). */
+  /** The `exclusive` option (exclusiveRoutes()). */
   readonly opts?: { readonly exclusive?: unknown };
   register(...args: unknown[]): unknown;
   match: KoaMatcher;
@@ -292,6 +292,7 @@ function registerLayers(core: CorsCore, router: KoaRouter, tables: Map<KoaLayer,
     routes,
     declarationsOf,
     (declaration) => register(core, declaration),
+    ({ route, method, options }) => core.checkRoute(oneMethodList(method), route.path, options, koaRouteLabel),
     exclusive === undefined ? policyDeclarations : (declarations) => exclusiveDeclarations(declarations, exclusive === 'last' ? 'last' : 'first'),
   );
   for (const [layer, table] of registered) tables.set(layer, table);
@@ -311,8 +312,9 @@ interface KoaDeclaration extends MethodDeclaration<KoaLayer> {
 function declarationsOf({ route: layer, key }: { route: KoaLayer; key: RegExp }): KoaDeclaration[] {
   const options = layer.stack.find((handler) => handler[ROUTE_OPTIONS] !== undefined)?.[ROUTE_OPTIONS];
   const everyMethod = servesEveryMethod(layer);
-  // @koa/router lists HEAD before GET; the tables add HEAD after GET themselves.
-  const methods = layer.methods.includes('GET') ? layer.methods.filter((method) => method !== 'HEAD') : layer.methods;
+  // @koa/router lists HEAD before GET; the tables add HEAD after GET themselves. A route of every
+  // method keeps its HEAD: a HEAD route declared after it, which it runs HEAD for, then conflicts.
+  const methods = layer.methods.includes('GET') && !everyMethod ? layer.methods.filter((method) => method !== 'HEAD') : [...new Set(layer.methods)];
   return methods.map((method) => ({ route: layer, key, method, options, everyMethod }));
 }
 
