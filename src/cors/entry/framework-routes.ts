@@ -166,7 +166,9 @@ export function exclusiveDeclarations<D extends MethodDeclaration<unknown>>(decl
 /** A path's walk: the routes that match it, and what its OPTIONS answers need. */
 interface Walk {
   readonly routes: readonly FrameworkRoute[];
-  readonly url: UrlPaths;
+  /** Made at the first OPTIONS request, from the tables then; again after a reconfigure() replaced them (`madeFrom`). */
+  url: UrlPaths | undefined;
+  madeFrom: PathTable | undefined;
 }
 
 /** A framework's routes, asked the way the framework asks them. */
@@ -192,8 +194,7 @@ export class FrameworkRoutes {
     const key = host === undefined ? pathname : `${host} ${pathname}`;
     let walk = this.#seen.get(key);
     if (walk === undefined) {
-      const routes = this.#walk(pathname, requestMethod, host);
-      walk = { routes, url: urlPathsOf(routes.map((route) => [route.methods, tableOf(route)])) };
+      walk = { routes: this.#walk(pathname, requestMethod, host), url: undefined, madeFrom: undefined };
       if (this.#seen.size >= KEPT_PATHS) this.#seen.clear();
       this.#seen.set(key, walk);
     }
@@ -201,7 +202,14 @@ export class FrameworkRoutes {
     decider ??= walk.routes[0];
     if (decider === undefined) return undefined;
     const table = tableOf(decider);
-    return requestMethod !== 'OPTIONS' ? table : optionsTableOnUrl(table, method, walk.url);
+    if (requestMethod !== 'OPTIONS') return table;
+    // reconfigure() replaces every table: the URL's paths are weighed again under the new policies.
+    const current = walk.routes[0]!.ref.table;
+    if (walk.madeFrom !== current) {
+      walk.url = urlPathsOf(walk.routes.map((route) => [route.methods, tableOf(route)]));
+      walk.madeFrom = current;
+    }
+    return optionsTableOnUrl(table, method, walk.url!);
   }
 }
 
