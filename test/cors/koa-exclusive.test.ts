@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 
 import { createCors } from '@lib/cors/koa';
 
-import { serve } from '../helpers/http.js';
+import { serve, type TestServer } from '../helpers/http.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 // Each policy grants its one fixed origin to any caller, so the origin granted names the policy applied.
@@ -24,7 +24,8 @@ type Declare = (router: Router, cors: ReturnType<typeof createCors>) => void;
 /** What the server answered: the route that ran, and the origin granted. */
 type Send = (method: string, path: string, headers?: Record<string, string>) => Promise<{ ran: string | undefined; granted: string | undefined }>;
 
-async function serveRoutes(t: Test, exclusive: Exclusive, declare: Declare): Promise<Send> {
+/** The Koa application of one router of `exclusive`, its routes declared by `declare`, served. */
+async function serveRouter(t: Test, exclusive: Exclusive, declare: Declare): Promise<TestServer> {
   const app = new Koa();
   const router = new Router({ exclusive } as never);
   const cors = createCors(BASE, { logger: quiet });
@@ -34,6 +35,11 @@ async function serveRoutes(t: Test, exclusive: Exclusive, declare: Declare): Pro
   cors.mirror(app);
   const server = await serve(app.callback());
   t.teardown(server.close);
+  return server;
+}
+
+async function serveRoutes(t: Test, exclusive: Exclusive, declare: Declare): Promise<Send> {
+  const server = await serveRouter(t, exclusive, declare);
   return async (method, path, headers = {}) => {
     const answer = await server.send(method, path, { Origin: CALLER, ...headers });
     return { ran: answer.headers['x-ran'] as string | undefined, granted: answer.headers['access-control-allow-origin'] as string | undefined };
@@ -135,17 +141,11 @@ t.test('a HEAD route the exclusive router runs, beside a GET route of another pa
 
 t.test('a method the exclusive router leaves to its middleware on a URL: answered as one its path does not declare', async (t) => {
   // 'specificity' runs the first of the fewest parameters: GET finds the GET route first, PUT the middleware.
-  const app = new Koa();
-  const router = new Router({ exclusive: 'specificity' } as never);
-  const cors = createCors(BASE, { logger: quiet });
-  router.get('/a/:id', cors.route(OPEN), answers('GET'));
-  router.use('/a/:x', async (_ctx, next) => next());
-  router.put('/a/:id', cors.route(APP), answers('PUT'));
-  app.use(cors);
-  app.use(router.routes());
-  cors.mirror(app);
-  const server = await serve(app.callback());
-  t.teardown(server.close);
+  const server = await serveRouter(t, 'specificity', (router, cors) => {
+    router.get('/a/:id', cors.route(OPEN), answers('GET'));
+    router.use('/a/:x', async (_ctx, next) => next());
+    router.put('/a/:id', cors.route(APP), answers('PUT'));
+  });
   const put = await server.send('PUT', '/a/7', { Origin: APP.origin });
   t.equal(put.headers['x-ran'], undefined, 'no route runs PUT here');
   t.equal(put.headers['access-control-allow-origin'], OPEN.origin, "the path's OPTIONS policy (its GET's) answers, not the PUT route's");
@@ -157,20 +157,14 @@ t.test('a method the exclusive router leaves to its middleware on a URL: answere
 });
 
 t.test('a plain OPTIONS the exclusive router leaves to its own middleware, on a path with an OPTIONS route, goes on to the application', async (t) => {
-  const app = new Koa();
-  const router = new Router({ exclusive: true } as never);
-  const cors = createCors(BASE, { logger: quiet });
-  router.options('/a', cors.route(APP), answers('OPTIONS'));
-  router.use(async (ctx) => {
-    ctx.set('x-ran', 'middleware');
-    ctx.status = 299;
+  const server = await serveRouter(t, true, (router, cors) => {
+    router.options('/a', cors.route(APP), answers('OPTIONS'));
+    router.use(async (ctx) => {
+      ctx.set('x-ran', 'middleware');
+      ctx.status = 299;
+    });
+    router.get('/a', cors.route(OPEN), answers('GET'));
   });
-  router.get('/a', cors.route(OPEN), answers('GET'));
-  app.use(cors);
-  app.use(router.routes());
-  cors.mirror(app);
-  const server = await serve(app.callback());
-  t.teardown(server.close);
   const plain = await server.send('OPTIONS', '/a', { Origin: CALLER });
   t.equal(plain.status, 299, 'the middleware the router runs alone answers, not the engine');
   t.equal(plain.headers['x-ran'], 'middleware');

@@ -193,7 +193,8 @@ export function withMoreAllowed(optionsTable: PathTable, more: readonly string[]
   });
 }
 
-function madeOnce(cache: WeakMap<PathTable, Map<string, PathTable>>, table: PathTable, key: string, make: () => PathTable): PathTable {
+/** The table `make` gives for `key`, made once per `table` and kept with it (a reconfigure() drops both). */
+export function madeOnce(cache: WeakMap<PathTable, Map<string, PathTable>>, table: PathTable, key: string, make: () => PathTable): PathTable {
   let byKey = cache.get(table);
   if (byKey === undefined) {
     byKey = new Map();

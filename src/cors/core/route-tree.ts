@@ -4,7 +4,7 @@ import type Router from 'find-my-way';
 import { describeValue, labelText, RouteRegistrationError, type RouteLabel } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { sameOptions, type AnyCorsOptions } from './options.js';
-import { buildPathTable, GLOBAL_METHODS, type PathTable } from './path-table.js';
+import { buildPathTable, GLOBAL_METHODS, madeOnce, type PathTable } from './path-table.js';
 import type { PathMatching } from './path-matching.js';
 import type { CorsPolicy } from './policy.js';
 import { SharedUrls } from './route-overlaps.js';
@@ -420,14 +420,7 @@ const restrictedTables = new WeakMap<PathTable, Map<string, PathTable>>();
  * policy, never listed in a preflight's methods or in `Allow`).
  */
 export function restrictedTable(table: PathTable, methods: readonly string[]): PathTable {
-  const key = methods.join(',');
-  let byKey = restrictedTables.get(table);
-  if (byKey === undefined) {
-    byKey = new Map();
-    restrictedTables.set(table, byKey);
-  }
-  let restricted = byKey.get(key);
-  if (restricted === undefined) {
+  return madeOnce(restrictedTables, table, methods.join(','), () => {
     // The path's OPTIONS policy stays its own, and decides the methods it runs no route for here.
     const policyOf = (method: string): CorsPolicy | undefined =>
       methods.includes(method) || method === 'OPTIONS' ? (table.byMethod?.get(method) ?? table).policy : undefined;
@@ -448,10 +441,8 @@ export function restrictedTable(table: PathTable, methods: readonly string[]): P
     writePathTables(table.route, declared, policyOf, into);
     for (const one of made.values()) Object.freeze(one);
     // Any of them: they share `byMethod`, through which each request finds its method's.
-    restricted = made.values().next().value!;
-    byKey.set(key, restricted);
-  }
-  return restricted;
+    return made.values().next().value!;
+  });
 }
 
 /** The path's one table object for `policy`, created the first time. */
