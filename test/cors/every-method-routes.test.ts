@@ -194,3 +194,63 @@ for (const [name, start] of Object.entries(FRAMEWORKS)) {
     await t.rejects(start('both marked, every method first'), { code: 'CORS_ROUTE_CONFLICT' });
   });
 }
+
+/**
+ * A plain OPTIONS (rows 1 and 2) on the path of a route of every method runs that route, as the
+ * framework does without the middleware: it is the application's own OPTIONS route. Express's
+ * `route.all()` and hono's `app.all()` name no method, so the mirror lists OPTIONS for them itself.
+ */
+const ANSWERING_EVERY_METHOD: Record<string, () => Promise<Send>> = {
+  'Express 5 route.all()': async () => {
+    const app = express5();
+    const cors = createExpressCors(BASE, { logger: quiet });
+    app.use(cors);
+    app.route('/things').all(cors.route(APP), (req, res) => void res.send(`ran all for ${req.method}`));
+    return served(app as never);
+  },
+  'Express 4 route.all()': async () => {
+    const app = (express4 as unknown as typeof express5)();
+    const cors = createExpressCors(BASE, { logger: quiet });
+    app.use(cors);
+    app.route('/things').all(cors.route(APP), (req, res) => void res.send(`ran all for ${req.method}`));
+    return served(app as never);
+  },
+  'Koa router.all()': async () => {
+    const app = new Koa();
+    const router = new Router();
+    const cors = createKoaCors(BASE, { logger: quiet });
+    router.all('/things', cors.route(APP), (ctx) => {
+      ctx.body = `ran all for ${ctx.method}`;
+    });
+    app.use(cors).use(router.routes());
+    return served(app.callback());
+  },
+  'hono app.all()': async () => {
+    const app = new Hono();
+    const cors = createHonoCors(app, BASE, { logger: quiet });
+    app.use(cors);
+    app.all('/things', cors.route(APP), (c) => c.text(`ran all for ${c.req.method}`));
+    return async (method, headers = {}) => {
+      const response = await app.fetch(new Request('http://api.test/things', { method, headers }));
+      return {
+        status: response.status,
+        headers: corsHeadersOf({ status: response.status, headers: Object.fromEntries(response.headers), body: '' }),
+        body: await response.text(),
+      };
+    };
+  },
+};
+
+for (const [name, start] of Object.entries(ANSWERING_EVERY_METHOD)) {
+  t.test(`${name}: a plain OPTIONS runs the route of every method, under its policy; a preflight is the engine's`, async (t) => {
+    const send = await start();
+    const plain = await send('OPTIONS', { Origin: APP.origin });
+    t.equal(plain.body, 'ran all for OPTIONS', 'the route answered, as the framework runs it without the middleware');
+    t.equal(plain.headers['access-control-allow-origin'], APP.origin, "rule B already set: the route's own policy");
+    t.equal((await send('OPTIONS')).body, 'ran all for OPTIONS', 'without Origin too (row 1)');
+    const preflight = await send('OPTIONS', { Origin: APP.origin, 'Access-Control-Request-Method': 'PUT' });
+    t.equal(preflight.status, 204);
+    t.equal(preflight.body, '', 'the engine answers the preflight');
+    t.equal(preflight.headers['access-control-allow-origin'], APP.origin);
+  });
+}

@@ -10,8 +10,8 @@ import { routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
-import { GLOBAL_METHODS } from '../core/path-table.js';
 import {
+  EVERY_METHOD_ROUTE,
   type FrameworkRoute,
   FrameworkRoutes,
   type MaybeMarked,
@@ -235,12 +235,12 @@ function servesEveryMethod(route: ExpressRoute): boolean {
   return METHODS.every((method) => route.methods[method.toLowerCase()] === true);
 }
 
-/** A route's methods (route.all(): GLOBAL_METHODS), each with its cors.route() marker's options. */
+/** A route's methods (route.all(): EVERY_METHOD_ROUTE), each with its cors.route() marker's options. */
 function declarationsOf(pathRoute: PathRoute): ExpressDeclaration[] {
   const route = pathRoute.route;
   const named = methodsOf(route);
   const everyMethod = named === undefined || servesEveryMethod(route);
-  return (named ?? GLOBAL_METHODS).map((method) => {
+  return (named ?? EVERY_METHOD_ROUTE).map((method) => {
     const marker = route.stack.find(
       (layer) => layer.handle[ROUTE_OPTIONS] !== undefined && (layer.method === undefined || layer.method === '_all' || layer.method.toUpperCase() === method),
     );

@@ -8,10 +8,10 @@ import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableR
 import { routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
-import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
+import type { PathTable } from '../core/path-table.js';
 import { SharedUrls } from '../core/route-overlaps.js';
 import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './fetch-writer.js';
-import { type MaybeMarked, markRoute, type MethodDeclaration, registerRoutes, ROUTE_OPTIONS, RoutesReadOnce } from './framework-routes.js';
+import { EVERY_METHOD_ROUTE, type MaybeMarked, markRoute, type MethodDeclaration, registerRoutes, ROUTE_OPTIONS, RoutesReadOnce } from './framework-routes.js';
 
 export * from './common-exports.js';
 
@@ -197,10 +197,10 @@ interface HonoDeclaration extends MethodDeclaration<RouterRoute> {
   readonly options: CorsOptions<Request> | undefined;
 }
 
-/** A route's methods (app.all(): GLOBAL_METHODS), with its marker's options. */
+/** A route's methods (app.all(): EVERY_METHOD_ROUTE), with its marker's options. */
 function declarationsOf(route: RouterRoute, options: CorsOptions<Request> | undefined): HonoDeclaration[] {
   const everyMethod = route.method === 'ALL';
-  return (everyMethod ? GLOBAL_METHODS : [route.method]).map((method) => ({ route, method, options, everyMethod }));
+  return (everyMethod ? EVERY_METHOD_ROUTE : [route.method]).map((method) => ({ route, method, options, everyMethod }));
 }
 
 function register(core: CorsCore, { route, method, options }: HonoDeclaration): TableRef {
