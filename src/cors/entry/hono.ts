@@ -103,12 +103,14 @@ class HonoRoutes {
   /** Each route's table, read once per request (reconfigure() replaces it). */
   readonly #tables: Map<RouterRoute, TableRef>;
   readonly #methods: readonly string[];
+  readonly #declared: ReadonlySet<string>;
   readonly #sharedUrls = new SharedUrls(() => [...this.#tables.keys()].map((route) => route.path), 'loose');
 
   constructor(app: HonoApp, tables: Map<RouterRoute, TableRef>, methods: readonly string[]) {
     this.#app = app;
     this.#tables = tables;
     this.#methods = methods;
+    this.#declared = new Set(methods);
   }
 
   /**
@@ -143,7 +145,11 @@ class HonoRoutes {
   }
 
   #first(method: string, path: string): PathTable | undefined {
-    for (const [[, route]] of this.#app.router.match(method, path)[0]) {
+    // A preflight's requested method is the client's to choose, and hono's TrieRouter reads it as
+    // a key of a plain object: `__proto__` would write into Object.prototype. A method no route
+    // declares runs only hono's routes of every method (`ALL`), so hono's router is asked for those.
+    const routed = this.#declared.has(method) ? method : 'ALL';
+    for (const [[, route]] of this.#app.router.match(routed, path)[0]) {
       const ref = this.#tables.get(route);
       if (ref !== undefined) return ref.table;
     }
