@@ -52,6 +52,7 @@ const PINNED = [
   'CORS_MATCHING_CONFLICT',
   'CORS_MOUNT_UNSEEN',
   'CORS_ROUTE_BEFORE_PLUGIN',
+  'CORS_MARKER_OUTSIDE_ROUTE',
   'CORS_INVALID_COOKIE',
   'CORS_NO_ENGINE',
 ];
@@ -97,6 +98,14 @@ const MISTAKES: Record<string, () => unknown> = {
     const app = express();
     app.use('/inner', express());
     return createExpressCors().mirror(app);
+  },
+  CORS_MARKER_OUTSIDE_ROUTE: () => {
+    const app = express();
+    const cors = createExpressCors();
+    app.use(cors);
+    app.use('/internal', cors.route({ origin: false }));
+    app.get('/internal/report', (_req, res) => void res.send('report'));
+    return cors.mirror(app);
   },
   CORS_ROUTE_BEFORE_PLUGIN: async () => {
     const app = Fastify();

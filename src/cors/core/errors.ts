@@ -32,6 +32,7 @@ export const ROUTE_ERROR_CODES = [
   'CORS_MATCHING_CONFLICT',
   'CORS_MOUNT_UNSEEN',
   'CORS_ROUTE_BEFORE_PLUGIN',
+  'CORS_MARKER_OUTSIDE_ROUTE',
 ] as const;
 
 /** Codes of the errors thrown while serving, by the helpers an application calls. */

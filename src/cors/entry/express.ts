@@ -21,6 +21,7 @@ import {
   registerRoutes,
   ROUTE_OPTIONS,
   RoutesReadOnce,
+  refuseMarkerOutsideRoute,
   samePatterns,
 } from './framework-routes.js';
 import { type Next, readNodeHeader, respond } from './node.js';
@@ -191,6 +192,9 @@ function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries:
         'mounts an Express application, whose routes cannot be read from outside it',
         'mount an express.Router() there instead, or give the mounted application its own @lib/cors/express middleware',
       );
+    } else if (layer.handle[ROUTE_OPTIONS] !== undefined) {
+      const mountedAt = prefix + mountName(layer);
+      refuseMarkerOutsideRoute(core.source, `app.use('${mountedAt === '' ? '/' : mountedAt}')`, "app.get('/internal/report', cors.route(options), handler)");
     }
   }
   const tables = registerRoutes(

@@ -1,5 +1,6 @@
 /** For frameworks that route requests themselves (Express, Koa): the route a request will run, found by the framework's own matcher in its own order, with that route's table. */
 import type { CorsCore, TableRef } from '../core/cors-core.js';
+import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
 import { restrictedTable } from '../core/route-tree.js';
@@ -21,6 +22,21 @@ export type MaybeMarked<Req> = ((...args: never[]) => unknown) & { readonly [ROU
 /** `marker`, carrying a route's `options` for the mirror to find on the route. */
 export function markRoute<F extends object, O>(marker: F, options: O): F & { readonly [ROUTE_OPTIONS]: O } {
   return Object.assign(marker, { [ROUTE_OPTIONS]: options });
+}
+
+/**
+ * Refuses a `cors.route()` the framework runs as middleware, ahead of routes of other paths
+ * (`app.use('/internal', cors.route(closed))`): it is no route's, so the routes it runs before
+ * would be answered under other options than it gives, more open ones perhaps. `where` names it.
+ */
+export function refuseMarkerOutsideRoute(source: string, where: string, example: string): never {
+  throw new RouteRegistrationError(
+    'CORS_MARKER_OUTSIDE_ROUTE',
+    `${source}.mirror()`,
+    where,
+    'runs cors.route() as middleware, outside any route: the routes it runs before would not get its options',
+    `put cors.route() in each route it is for (${example}), or give the options to createCors() when they are for every route`,
+  );
 }
 
 /**

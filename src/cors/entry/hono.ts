@@ -11,7 +11,16 @@ import type { CorsOptions } from '../core/options.js';
 import type { PathTable } from '../core/path-table.js';
 import { SharedUrls } from '../core/route-overlaps.js';
 import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './fetch-writer.js';
-import { EVERY_METHOD_ROUTE, type MaybeMarked, markRoute, type MethodDeclaration, registerRoutes, ROUTE_OPTIONS, RoutesReadOnce } from './framework-routes.js';
+import {
+  EVERY_METHOD_ROUTE,
+  type MaybeMarked,
+  markRoute,
+  refuseMarkerOutsideRoute,
+  type MethodDeclaration,
+  registerRoutes,
+  ROUTE_OPTIONS,
+  RoutesReadOnce,
+} from './framework-routes.js';
 
 export * from './common-exports.js';
 
@@ -170,7 +179,8 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
   const tables = registerRoutes(
     handlers,
     ({ route, index }) => {
-      const declarations = declarationsOf(route, markers.of(route, index));
+      // hono runs HEAD as GET, its GET markers with it.
+      const declarations = declarationsOf(route, (method) => markers.of(method === 'HEAD' ? 'GET' : method, route.path, index));
       for (const { method } of declarations) methods.add(method);
       return declarations;
     },
@@ -180,9 +190,14 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
   // A HEAD route decides nothing, yet its options are checked as any route's.
   app.routes.forEach((route, index) => {
     if (route.method === 'HEAD' && !isMiddleware(targetOf(route.handler))) {
-      core.checkRoute(['HEAD'], route.path, markers.of(route, index), `hono route HEAD ${route.path}`);
+      core.checkRoute(['HEAD'], route.path, markers.of('HEAD', route.path, index), `hono route HEAD ${route.path}`);
     }
   });
+  const outside = markers.outside(app.routes.filter((route) => !isMiddleware(targetOf(route.handler))));
+  if (outside !== undefined) {
+    const declared = outside.method === 'ALL' ? 'app.use() or app.all()' : `app.${outside.method.toLowerCase()}()`;
+    refuseMarkerOutsideRoute(core.source, `${declared} on ${outside.path}`, "app.get('/internal/report', cors.route(options), handler)");
+  }
   // After this, a route declared on the app throws where it is declared: it would have no policy.
   Object.assign(app.router, {
     add: (method: string, path: string) => {
@@ -203,10 +218,10 @@ interface HonoDeclaration extends MethodDeclaration<RouterRoute> {
   readonly options: CorsOptions<Request> | undefined;
 }
 
-/** A route's methods (app.all(): EVERY_METHOD_ROUTE), with its marker's options. */
-function declarationsOf(route: RouterRoute, options: CorsOptions<Request> | undefined): HonoDeclaration[] {
+/** A route's methods (app.all(): EVERY_METHOD_ROUTE), each with the options of its marker for that method. */
+function declarationsOf(route: RouterRoute, optionsOf: (method: string) => CorsOptions<Request> | undefined): HonoDeclaration[] {
   const everyMethod = route.method === 'ALL';
-  return (everyMethod ? EVERY_METHOD_ROUTE : [route.method]).map((method) => ({ route, method, options, everyMethod }));
+  return (everyMethod ? EVERY_METHOD_ROUTE : [route.method]).map((method) => ({ route, method, options: optionsOf(method), everyMethod }));
 }
 
 function register(core: CorsCore, { route, method, options }: HonoDeclaration): TableRef {
@@ -220,21 +235,40 @@ function register(core: CorsCore, { route, method, options }: HonoDeclaration): 
  * handler never runs before it. One pass over the routes: searching them for each route took
  * 1.4 s at 10,000 routes.
  */
-function markersOf(routes: readonly RouterRoute[]): { of(route: RouterRoute, index: number): CorsOptions<Request> | undefined } {
+function markersOf(routes: readonly RouterRoute[]): {
+  of(method: string, path: string, index: number): CorsOptions<Request> | undefined;
+  outside(handlers: readonly RouterRoute[]): RouterRoute | undefined;
+} {
   const first = new Map<string, { index: number; options: CorsOptions<Request> }>();
+  const markers: RouterRoute[] = [];
   routes.forEach((route, index) => {
     const options = targetOf(route.handler)[ROUTE_OPTIONS];
+    if (options === undefined) return;
+    markers.push(route);
     const key = `${route.method} ${route.path}`;
-    if (options !== undefined && !first.has(key)) first.set(key, { index, options });
+    if (!first.has(key)) first.set(key, { index, options });
   });
   return {
-    of(route, index) {
-      const ownFound = first.get(`${route.method} ${route.path}`);
-      const everyFound = route.method === 'ALL' ? undefined : first.get(`ALL ${route.path}`);
+    /** The options of the first marker hono runs for `method` on `path` before the handler at `index`. */
+    of(method, path, index) {
+      const ownFound = first.get(`${method} ${path}`);
+      const everyFound = method === 'ALL' ? undefined : first.get(`ALL ${path}`);
       const own = ownFound !== undefined && ownFound.index < index ? ownFound : undefined;
       const every = everyFound !== undefined && everyFound.index < index ? everyFound : undefined;
       if (own === undefined || every === undefined) return (own ?? every)?.options;
       return own.index < every.index ? own.options : every.options;
+    },
+    /**
+     * A marker on a path no handler of its method has (`app.use('/internal/*', cors.route(x))`
+     * beside `app.get('/internal/report', h)`): hono runs it before routes of other paths, whose
+     * options it can never be.
+     */
+    outside(handlers) {
+      const paths = new Set(handlers.map((handler) => handler.path));
+      const keys = new Set(handlers.map((handler) => `${handler.method} ${handler.path}`));
+      return markers.find((marker) =>
+        marker.method === 'ALL' ? !paths.has(marker.path) : !keys.has(`${marker.method} ${marker.path}`) && !keys.has(`ALL ${marker.path}`),
+      );
     },
   };
 }

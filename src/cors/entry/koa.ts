@@ -22,6 +22,7 @@ import {
   registerRoutes,
   ROUTE_OPTIONS,
   RoutesReadOnce,
+  refuseMarkerOutsideRoute,
   samePatterns,
 } from './framework-routes.js';
 import { answerRequest, readNodeHeader } from './node.js';
@@ -156,6 +157,8 @@ function mirrorKoa(core: CorsCore, instance: unknown): KoaRoutes {
         'is mounted with koa-mount, whose routes cannot be read from outside it',
         'use a nested @koa/router router (router.use("/prefix", inner.routes())) instead, or give the mounted application its own middleware',
       );
+    } else if ((middleware as MaybeMarked<KoaContext>)[ROUTE_OPTIONS] !== undefined) {
+      refuseMarkerOutsideRoute(core.source, 'app.use()', KOA_MARKER_EXAMPLE);
     }
   }
   // A layer's table only: the route the walk hands on is made for the paths walked, not for each
@@ -275,6 +278,8 @@ function matchSharedWith(router: KoaRouter): KoaMatcher {
   };
 }
 
+const KOA_MARKER_EXAMPLE = "router.get('/internal/report', cors.route(options), handler)";
+
 /** How a Koa route is named in errors, made only when one is thrown. */
 const koaRouteLabel = (methods: readonly string[], path: string): string => `Koa route ${methods.join(',')} ${path}`;
 
@@ -286,7 +291,12 @@ const koaRouteLabel = (methods: readonly string[], path: string): string => `Koa
 function registerLayers(core: CorsCore, router: KoaRouter, tables: Map<KoaLayer, TableRef>): void {
   const pathOf = samePatterns();
   const routes: { route: KoaLayer; key: RegExp }[] = [];
-  for (const layer of router.stack) if (layer.methods.length > 0) routes.push({ route: layer, key: pathOf(layer.regexp) });
+  for (const layer of router.stack) {
+    if (layer.methods.length > 0) routes.push({ route: layer, key: pathOf(layer.regexp) });
+    else if (layer.stack.some((handler) => handler[ROUTE_OPTIONS] !== undefined)) {
+      refuseMarkerOutsideRoute(core.source, `router.use('${layer.path || '/'}')`, KOA_MARKER_EXAMPLE);
+    }
+  }
   const exclusive = exclusiveOf(router);
   const registered = registerRoutes(
     routes,
