@@ -198,7 +198,7 @@ for (const [name, start] of Object.entries(FRAMEWORKS)) {
 /**
  * A plain OPTIONS (rows 1 and 2) on the path of a route of every method runs that route, as the
  * framework does without the middleware: it is the application's own OPTIONS route. Express's
- * `route.all()` and hono's `app.all()` name no method, so the mirror lists OPTIONS for them itself.
+ * `route.all()` and hono's `app.all()` name no method, so the mirror declares OPTIONS among theirs.
  */
 const ANSWERING_EVERY_METHOD: Record<string, () => Promise<Send>> = {
   'Express 5 route.all()': async () => {

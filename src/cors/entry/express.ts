@@ -11,7 +11,6 @@ import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
 import {
-  EVERY_METHOD_ROUTE,
   type FrameworkRoute,
   FrameworkRoutes,
   type MaybeMarked,
@@ -94,11 +93,7 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
 
   const middleware = function expressCors(req: IncomingMessage, res: ServerResponse, next: Next): void {
     const { routes, walked } = routesOnce.current ?? routesOnce.read((req as { app?: unknown }).app);
-    // Mounted (app.use('/api', cors), or inside a mounted router), Express has cut the prefix off
-    // req.url; the routes are matched from the application's top, on the whole path.
-    const mounted = (req as { baseUrl?: string }).baseUrl;
-    const url = mounted === undefined || mounted === '' ? (req.url ?? '/') : ((req as { originalUrl?: string }).originalUrl ?? '/');
-    const pathname = routedPath(url);
+    const pathname = routedPath(wholeUrl(req));
     if (pathname === undefined) return next();
     const method = routingMethod(req.method, req, readNodeHeader);
     const table = routes.tableFor(pathname, method, req.method);
@@ -182,7 +177,7 @@ function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries:
       continue;
     }
     const inner = layer.handle as unknown as Partial<ExpressRouter>;
-    if (Array.isArray(inner.stack)) {
+    if (isRouter(inner)) {
       collect(core, inner as ExpressRouter, prefix + mountName(layer), entries, routers);
     } else if (layer.name === 'mounted_app') {
       throw new RouteRegistrationError(
@@ -208,6 +203,30 @@ function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries:
     const table = tables.get(route);
     if (table !== undefined) entries.set(route, frameworkRoute(route, table));
   }
+}
+
+/**
+ * The URL Express routes the request by from the application's top. Mounted (app.use('/api', cors),
+ * or inside a mounted router), the middleware sees req.url with the mount path cut off, and a `/`
+ * put first where none was left (`/api` is `/` there). req.originalUrl is the URL as it came, so
+ * it serves only where it agrees: a middleware before this one may have rewritten req.url.
+ */
+function wholeUrl(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const mounted = (req as { baseUrl?: string }).baseUrl;
+  if (mounted === undefined || mounted === '') return url;
+  const original = (req as { originalUrl?: string }).originalUrl ?? '/';
+  const joined = mounted + url;
+  return joined === original || mounted + url.slice(1) === original ? original : joined;
+}
+
+/**
+ * An Express router (express.Router(), or the app's own), whose routes are read. Other middleware
+ * with a `stack` is not: a connect application (Vite's `vite.middlewares`) keeps `{ route, handle }`
+ * records there, and is middleware like any other.
+ */
+function isRouter(handle: Partial<ExpressRouter>): handle is ExpressRouter {
+  return Array.isArray(handle.stack) && typeof handle.route === 'function';
 }
 
 /** A route of a router, with its path's key and its path as errors name it. */
@@ -239,14 +258,19 @@ function servesEveryMethod(route: ExpressRoute): boolean {
   return METHODS.every((method) => route.methods[method.toLowerCase()] === true);
 }
 
-/** A route's methods (route.all(): EVERY_METHOD_ROUTE), each with its cors.route() marker's options. */
+/**
+ * A route's methods, each with its cors.route() marker's options. route.all() serves every method
+ * node:http parses, as app.all() declares them (a plain OPTIONS among them, which it then answers).
+ */
 function declarationsOf(pathRoute: PathRoute): ExpressDeclaration[] {
   const route = pathRoute.route;
   const named = methodsOf(route);
   const everyMethod = named === undefined || servesEveryMethod(route);
-  return (named ?? EVERY_METHOD_ROUTE).map((method) => {
+  return (named ?? METHODS).map((method) => {
+    // A route with no HEAD handler of its own runs HEAD as GET (Route.dispatch()), GET's markers with it.
+    const runs = method === 'HEAD' && route.methods.head !== true ? 'GET' : method;
     const marker = route.stack.find(
-      (layer) => layer.handle[ROUTE_OPTIONS] !== undefined && (layer.method === undefined || layer.method === '_all' || layer.method.toUpperCase() === method),
+      (layer) => layer.handle[ROUTE_OPTIONS] !== undefined && (layer.method === undefined || layer.method === '_all' || layer.method.toUpperCase() === runs),
     );
     const options = marker?.handle[ROUTE_OPTIONS] as CorsOptions<IncomingMessage> | undefined;
     return { ...pathRoute, method, options, everyMethod };
@@ -352,8 +376,11 @@ function walk(state: Walk, stack: readonly ExpressLayer[], path: string): boolea
       continue;
     }
     const inner = layer.handle as unknown as Partial<ExpressRouter>;
-    if (!Array.isArray(inner.stack)) continue;
+    if (!isRouter(inner)) continue;
     const matched = (match === true ? layer.path : match.path) ?? '';
+    // Express enters a router only where what its mount path matched begins the path (an
+    // unanchored RegExp mount can match further in) and ends at a segment's end.
+    if (!path.startsWith(matched)) continue;
     const next = path[matched.length];
     if (next !== undefined && next !== '/' && !(state.express4 && next === '.')) continue;
     const rest = path.slice(matched.length);

@@ -2,19 +2,12 @@
 import type { CorsCore, TableRef } from '../core/cors-core.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
-import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
+import type { PathTable } from '../core/path-table.js';
 import { restrictedTable } from '../core/route-tree.js';
 import { KEPT_PATHS, optionsTableOnUrl, type UrlPaths, urlPathsOf } from '../core/route-overlaps.js';
 
 /** Marks the no-op middleware that `cors.route()` returns in Express, Koa and hono, with the route's options. */
 export const ROUTE_OPTIONS = Symbol('@lib/cors route options');
-
-/**
- * The methods of a route of every method whose framework lists none (Express's `route.all()`,
- * hono's `app.all()`): the `cors` package's default list, and OPTIONS, as the framework runs such
- * a route for a plain OPTIONS too (CONTRACT.md: the application's own OPTIONS route answers it).
- */
-export const EVERY_METHOD_ROUTE: readonly string[] = [...GLOBAL_METHODS, 'OPTIONS'];
 
 /** A handler as the mirrors read it: perhaps a `cors.route()` marker. */
 export type MaybeMarked<Req> = ((...args: never[]) => unknown) & { readonly [ROUTE_OPTIONS]?: CorsOptions<Req> };

@@ -8,11 +8,10 @@ import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableR
 import { routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
-import type { PathTable } from '../core/path-table.js';
+import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
 import { SharedUrls } from '../core/route-overlaps.js';
 import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './fetch-writer.js';
 import {
-  EVERY_METHOD_ROUTE,
   type MaybeMarked,
   markRoute,
   refuseMarkerOutsideRoute,
@@ -175,12 +174,13 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
   const handlers = app.routes.flatMap((route, index) =>
     route.method === 'HEAD' || isMiddleware(targetOf(route.handler)) ? [] : [{ route, key: route.path, index }],
   );
+  const everyMethod = everyMethodOf(handlers);
   const methods = new Set<string>();
   const tables = registerRoutes(
     handlers,
     ({ route, index }) => {
       // hono runs HEAD as GET, its GET markers with it.
-      const declarations = declarationsOf(route, (method) => markers.of(method === 'HEAD' ? 'GET' : method, route.path, index));
+      const declarations = declarationsOf(route, everyMethod, (method) => markers.of(method === 'HEAD' ? 'GET' : method, route.path, index));
       for (const { method } of declarations) methods.add(method);
       return declarations;
     },
@@ -218,10 +218,26 @@ interface HonoDeclaration extends MethodDeclaration<RouterRoute> {
   readonly options: CorsOptions<Request> | undefined;
 }
 
-/** A route's methods (app.all(): EVERY_METHOD_ROUTE), each with the options of its marker for that method. */
-function declarationsOf(route: RouterRoute, optionsOf: (method: string) => CorsOptions<Request> | undefined): HonoDeclaration[] {
-  const everyMethod = route.method === 'ALL';
-  return (everyMethod ? EVERY_METHOD_ROUTE : [route.method]).map((method) => ({ route, method, options: optionsOf(method), everyMethod }));
+/**
+ * The methods an app.all() route is declared with: hono runs it for any method, and a method that
+ * no route names is decided as one its path does not declare, never listed in a preflight. So the
+ * default list, OPTIONS (it answers a plain OPTIONS itself), and each method another route names,
+ * which would else be decided by that route where hono runs this one first.
+ */
+function everyMethodOf(handlers: readonly { route: RouterRoute }[]): string[] {
+  const methods = new Set([...GLOBAL_METHODS, 'OPTIONS']);
+  for (const { route } of handlers) if (route.method !== 'ALL') methods.add(route.method);
+  return [...methods];
+}
+
+/** A route's methods (app.all(): `everyMethod`), each with the options of its marker for that method. */
+function declarationsOf(
+  route: RouterRoute,
+  everyMethod: readonly string[],
+  optionsOf: (method: string) => CorsOptions<Request> | undefined,
+): HonoDeclaration[] {
+  const ofEvery = route.method === 'ALL';
+  return (ofEvery ? everyMethod : [route.method]).map((method) => ({ route, method, options: optionsOf(method), everyMethod: ofEvery }));
 }
 
 function register(core: CorsCore, { route, method, options }: HonoDeclaration): TableRef {

@@ -1,0 +1,172 @@
+/**
+ * Express routes a request in ways the mirror has to follow exactly, or a route Express runs is
+ * answered under another route's policy. Each case here was found by a review probe against
+ * Express 4 and 5 (the first four with a credentialed grant going to the wrong origin), and each
+ * handler names the route that ran, so the grant is checked against the route Express chose:
+ * - a router mounted at an unanchored RegExp is entered only where the match begins the path;
+ * - a route of `.get()` and `.all()` runs HEAD as GET, under GET's marker;
+ * - `route.all()` serves every method node parses, as `app.all()` does: beside a route naming
+ *   PURGE it is refused when first, and after an OPTIONS route it decides PROPFIND;
+ * - the middleware mounted under a prefix follows a rewrite of req.url made before it;
+ * - a connect application mounted in Express (Vite's `vite.middlewares`) is middleware, no crash.
+ */
+import connect from 'connect';
+import express5 from 'express';
+import express4 from 'express4';
+import t, { type Test } from 'tap';
+
+import { createCors } from '@lib/cors/express';
+
+import { serve } from '../helpers/http.js';
+
+type Express = typeof express5;
+const quiet = { warn: () => {}, error: () => {} };
+const P0 = { origin: 'https://p0.test' };
+const P1 = { origin: 'https://p1.test', allowCredentials: true };
+const P2 = { origin: 'https://p2.test' };
+
+interface Seen {
+  status: number;
+  ran: string | undefined;
+  allowOrigin: string | undefined;
+  allowCredentials: string | undefined;
+}
+
+/** A handler that names its route. */
+const ran = (name: string) => (_req: unknown, res: { setHeader(name: string, value: string): void; end(body: string): void }) => {
+  res.setHeader('X-Ran', name);
+  res.end(name);
+};
+
+async function served(t: Test, app: unknown) {
+  const server = await serve(app as never);
+  t.teardown(server.close);
+  return async (method: string, path: string, headers: Record<string, string> = {}): Promise<Seen> => {
+    const answer = await server.send(method, path, headers);
+    const header = (name: string) => answer.headers[name] as string | undefined;
+    return {
+      status: answer.status,
+      ran: header('x-ran'),
+      allowOrigin: header('access-control-allow-origin'),
+      allowCredentials: header('access-control-allow-credentials'),
+    };
+  };
+}
+
+const VERSIONS: Record<string, Express> = { 'Express 5': express5, 'Express 4': express4 as unknown as Express };
+
+for (const [name, express] of Object.entries(VERSIONS)) {
+  t.test(`${name}: a router mounted at an unanchored RegExp is entered only where the match begins the path`, async (t) => {
+    const app = express();
+    const cors = createCors(P0, { logger: quiet });
+    app.use(cors);
+    const router = express.Router();
+    router.get('/x/:thing', cors.route(P1), ran('router /x/:thing'));
+    app.use(/\/api/, router);
+    app.get('/abc/x/api', cors.route(P2), ran('app /abc/x/api'));
+    cors.mirror(app);
+    const send = await served(t, app);
+    const seen = await send('GET', '/abc/x/api', { Origin: P1.origin });
+    t.equal(seen.ran, 'app /abc/x/api', 'Express passed the router by: /api is not where the path begins');
+    t.equal(seen.allowOrigin, P2.origin, "the app route's policy");
+    t.equal(seen.allowCredentials, undefined, "not the router's credentialed grant");
+    const entered = await send('GET', '/api/x/1', { Origin: P1.origin });
+    t.same(
+      [entered.ran, entered.allowOrigin, entered.allowCredentials],
+      ['router /x/:thing', P1.origin, 'true'],
+      'where it begins the path, the router runs, under its policy',
+    );
+  });
+
+  t.test(`${name}: a route of .get() and .all() runs HEAD as GET, under GET's cors.route()`, async (t) => {
+    const app = express();
+    const cors = createCors(P0, { logger: quiet });
+    app.use(cors);
+    app.route('/doc').get(cors.route(P2), ran('get layer')).all(cors.route(P1), ran('all layer'));
+    cors.mirror(app);
+    const send = await served(t, app);
+    const head = await send('HEAD', '/doc', { Origin: P1.origin });
+    t.equal(head.ran, 'get layer');
+    t.same([head.allowOrigin, head.allowCredentials], [P2.origin, undefined], "GET's policy, not the credentialed one of .all()");
+    const post = await send('POST', '/doc', { Origin: P1.origin });
+    t.same([post.ran, post.allowOrigin, post.allowCredentials], ['all layer', P1.origin, 'true']);
+  });
+
+  t.test(`${name}: route.all() serves every method node parses, as app.all() does`, async (t) => {
+    const first = express();
+    const firstCors = createCors(P0, { logger: quiet });
+    first.use(firstCors);
+    first.route('/a').all(firstCors.route(P2), ran('all /a'));
+    first.purge('/a', firstCors.route(P1), ran('PURGE /a'));
+    t.throws(
+      () => firstCors.mirror(first),
+      { code: 'CORS_ROUTE_CONFLICT' },
+      'Express runs route.all() for PURGE: the PURGE route under other options never does',
+    );
+
+    const app = express();
+    const cors = createCors(P0, { logger: quiet });
+    app.use(cors);
+    app.options('/dav', cors.route(P1), ran('OPTIONS /dav'));
+    app.route('/dav').all(cors.route(P2), ran('all /dav'));
+    cors.mirror(app);
+    const send = await served(t, app);
+    for (const method of ['PROPFIND', 'PURGE', 'DELETE']) {
+      const seen = await send(method, '/dav', { Origin: P2.origin });
+      t.same(
+        [seen.ran, seen.allowOrigin, seen.allowCredentials],
+        ['all /dav', P2.origin, undefined],
+        `${method}: the route of every method runs it, under its policy`,
+      );
+      const preflight = await send('OPTIONS', '/dav', { Origin: P2.origin, 'Access-Control-Request-Method': method });
+      t.equal(preflight.allowOrigin, P2.origin, `${method}: its preflight too`);
+    }
+    t.equal((await send('OPTIONS', '/dav', { Origin: P1.origin })).ran, 'OPTIONS /dav', 'a plain OPTIONS runs the OPTIONS route declared first');
+  });
+
+  t.test(`${name}: mounted under a prefix, the middleware follows a rewrite of req.url made before it`, async (t) => {
+    for (const mounted of [false, true]) {
+      const app = express();
+      // Strict: /api/ is not /api, so the / Express puts in a mounted req.url must not count.
+      app.set('strict routing', true);
+      const cors = createCors(P0, { logger: quiet });
+      // An old URL scheme kept working: /v1/... is served by /api/...
+      app.use((req, _res, next) => {
+        if (req.url.startsWith('/v1/')) req.url = `/api/${req.url.slice(4)}`;
+        next();
+      });
+      if (mounted) app.use('/api', cors);
+      else app.use(cors);
+      app.get('/api/admin', cors.route(P1), ran('GET /api/admin'));
+      app.get('/v1/:page', cors.route(P2), ran('GET /v1/:page'));
+      app.get('/api', cors.route(P2), ran('GET /api'));
+      cors.mirror(app);
+      const send = await served(t, app);
+      const how = mounted ? "app.use('/api', cors)" : 'app.use(cors)';
+      const seen = await send('GET', '/v1/admin', { Origin: P1.origin });
+      t.same([seen.ran, seen.allowOrigin, seen.allowCredentials], ['GET /api/admin', P1.origin, 'true'], `${how}: the route Express ran on the rewritten URL`);
+      const preflight = await send('OPTIONS', '/v1/admin', { Origin: P1.origin, 'Access-Control-Request-Method': 'GET' });
+      t.same([preflight.allowOrigin, preflight.allowCredentials], [P1.origin, 'true'], `${how}: its preflight too`);
+      const mountRoot = await send('GET', '/api?x=1', { Origin: P2.origin });
+      t.same([mountRoot.ran, mountRoot.allowOrigin], ['GET /api', P2.origin], `${how}: the mount path itself, where Express puts a / in req.url`);
+    }
+  });
+
+  t.test(`${name}: a connect application mounted in Express is middleware: no crash, the routes around it keep their policies`, async (t) => {
+    const app = express();
+    const cors = createCors(P0, { logger: quiet });
+    app.use(cors);
+    const assets = connect();
+    assets.use('/assets', (_req, res) => {
+      res.setHeader('X-Ran', 'connect /assets');
+      res.end('asset');
+    });
+    app.use(assets);
+    app.get('/api/a', cors.route(P2), ran('GET /api/a'));
+    t.doesNotThrow(() => cors.mirror(app));
+    const send = await served(t, app);
+    t.same(await send('GET', '/api/a', { Origin: P2.origin }), { status: 200, ran: 'GET /api/a', allowOrigin: P2.origin, allowCredentials: undefined });
+    const asset = await send('GET', '/assets/x', { Origin: P2.origin });
+    t.same([asset.status, asset.ran, asset.allowOrigin], [200, 'connect /assets', undefined], 'its answer is no route: not covered');
+  });
+}
