@@ -8,7 +8,10 @@
  * - `route.all()` serves every method node parses, as `app.all()` does: beside a route naming
  *   PURGE it is refused when first, and after an OPTIONS route it decides PROPFIND;
  * - the middleware mounted under a prefix follows a rewrite of req.url made before it;
- * - a connect application mounted in Express (Vite's `vite.middlewares`) is middleware, no crash.
+ * - a connect application mounted in Express (Vite's `vite.middlewares`) is middleware, no crash;
+ * - an application mounted in another, with its own middleware (the fix CORS_MOUNT_UNSEEN gives),
+ *   is matched on what follows its mount path, where every request went uncovered;
+ * - one middleware in two applications covers only the one whose routes it read.
  */
 import connect from 'connect';
 import express5 from 'express';
@@ -17,7 +20,7 @@ import t, { type Test } from 'tap';
 
 import { createCors } from '@lib/cors/express';
 
-import { serve } from '../helpers/http.js';
+import { captureLogger, serve } from '../helpers/http.js';
 
 type Express = typeof express5;
 const quiet = { warn: () => {}, error: () => {} };
@@ -168,5 +171,49 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     t.same(await send('GET', '/api/a', { Origin: P2.origin }), { status: 200, ran: 'GET /api/a', allowOrigin: P2.origin, allowCredentials: undefined });
     const asset = await send('GET', '/assets/x', { Origin: P2.origin });
     t.same([asset.status, asset.ran, asset.allowOrigin], [200, 'connect /assets', undefined], 'its answer is no route: not covered');
+  });
+
+  t.test(`${name}: an application mounted in another, with its own middleware, is answered under its own routes' policies`, async (t) => {
+    const app = express();
+    const outer = express();
+    const inner = express();
+    const cors = createCors(P0, { logger: quiet });
+    inner.use(cors);
+    inner.get('/x', cors.route(P1), ran('inner /x'));
+    inner.get('/', cors.route(P2), ran('inner /'));
+    outer.use('/Inner', inner);
+    app.use('/outer', outer);
+    app.get('/outer/inner/x', ran('app /outer/inner/x'));
+    cors.mirror(inner);
+    const send = await served(t, app);
+    const x = await send('GET', '/outer/inner/x', { Origin: P1.origin });
+    t.same([x.ran, x.allowOrigin, x.allowCredentials], ['inner /x', P1.origin, 'true'], 'matched on what follows both mount paths, whatever their case');
+    const root = await send('GET', '/outer/inner?page=2', { Origin: P2.origin });
+    t.same([root.ran, root.allowOrigin], ['inner /', P2.origin], "the mount path itself is the inner application's /");
+
+    const patterned = express();
+    const patternedCors = createCors(P0, { logger: quiet });
+    patterned.use(patternedCors);
+    patterned.get('/x', ran('x'));
+    express().use('/:version', patterned);
+    t.throws(() => patternedCors.mirror(patterned), { code: 'CORS_MOUNT_UNSEEN', message: /:version/ }, 'mounted at a pattern: refused');
+  });
+
+  t.test(`${name}: one middleware in two applications covers only the one whose routes it read`, async (t) => {
+    const captured = captureLogger();
+    const cors = createCors(P0, { logger: captured.logger });
+    const first = express();
+    first.use(cors);
+    first.get('/data', cors.route(P1), ran('first /data'));
+    const second = express();
+    second.use(cors);
+    second.get('/data', cors.route(P2), ran('second /data'));
+    cors.mirror(first);
+    const sendFirst = await served(t, first);
+    const sendSecond = await served(t, second);
+    t.same((await sendFirst('GET', '/data', { Origin: P1.origin })).allowOrigin, P1.origin);
+    const other = await sendSecond('GET', '/data', { Origin: P1.origin });
+    t.same([other.ran, other.allowOrigin, other.allowCredentials], ['second /data', undefined, undefined], "not the first application's credentialed grant");
+    t.match(captured.errors.join('\n'), /two Express applications/, 'said in the log');
   });
 }

@@ -34,6 +34,9 @@ export type ExpressCorsSettings = Omit<CoreSettings, 'matching'>;
 interface ExpressApp {
   readonly _router?: ExpressRouter;
   readonly router?: ExpressRouter;
+  /** Set where the application is mounted in another (`parent.use(mountpath, app)`). */
+  readonly parent?: ExpressApp;
+  readonly mountpath?: unknown;
 }
 
 /** An Express router (app's or `express.Router()`): a function with a stack of layers. */
@@ -92,8 +95,15 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
   const routesOnce = new RoutesReadOnce(core, (_core, app) => mirrorExpress(core, app, middleware));
 
   const middleware = function expressCors(req: IncomingMessage, res: ServerResponse, next: Next): void {
-    const { routes, walked } = routesOnce.current ?? routesOnce.read((req as { app?: unknown }).app);
-    const pathname = routedPath(wholeUrl(req));
+    const served = (req as { app?: unknown }).app;
+    const { app, base, routes, walked } = routesOnce.current ?? routesOnce.read(served);
+    if (served !== undefined && served !== app) {
+      // Its routes are not the ones read: covered by nothing, never by the other application's.
+      faultReporter(core.logger)(`${core.source}: one middleware serves two Express applications; give each its own createCors()`);
+      return next();
+    }
+    const url = base === '' ? wholeUrl(req) : withinMount(wholeUrl(req), base);
+    const pathname = url === undefined ? undefined : routedPath(url);
     if (pathname === undefined) return next();
     const method = routingMethod(req.method, req, readNodeHeader);
     const table = routes.tableFor(pathname, method, req.method);
@@ -133,6 +143,9 @@ function routedPath(url: string): string | undefined {
 
 /** The routes of an application, and the matches of the walk a request last ran, for its router to take. */
 interface ExpressRoutes {
+  /** The application read, and the path it is mounted at in its parents ('' at the top). */
+  readonly app: ExpressApp;
+  readonly base: string;
   readonly routes: FrameworkRoutes;
   readonly walked: WalkedMatches;
 }
@@ -145,6 +158,7 @@ function mirrorExpress(core: CorsCore, instance: unknown, self: ExpressMiddlewar
     const fix = 'app.use() the middleware on the Express application, before its routes';
     throw new RouteRegistrationError('CORS_NOT_A_ROUTER', `${core.source}.mirror()`, instance, 'is not an Express application with routes', fix);
   }
+  const base = mountBase(core, app!);
   const entries = new Map<ExpressRoute, FrameworkRoute>();
   const routers: ExpressRouter[] = [];
   collect(core, router, '', entries, routers);
@@ -162,7 +176,42 @@ function mirrorExpress(core: CorsCore, instance: unknown, self: ExpressMiddlewar
     walked.keep(matches);
     return found;
   });
-  return { routes, walked };
+  return { app: app!, base, routes, walked };
+}
+
+/**
+ * The path an application holding the middleware is mounted at, through its parents: its routes
+ * are matched on what follows it. A mount path that is a pattern matches text the middleware
+ * cannot tell afterwards, so it is refused.
+ */
+function mountBase(core: CorsCore, app: ExpressApp): string {
+  let base = '';
+  for (let mounted = app; mounted.parent !== undefined; mounted = mounted.parent) {
+    const at = mounted.mountpath;
+    if (typeof at !== 'string' || /[:*?+()[\]{}]/.test(at)) {
+      throw new RouteRegistrationError(
+        'CORS_MOUNT_UNSEEN',
+        `${core.source}.mirror()`,
+        at,
+        'is a pattern, and an application holding the middleware is mounted at it: which part of a URL it matched cannot be told',
+        'mount that application at a plain path, or use the middleware in the application it is mounted in',
+      );
+    }
+    base = (at.endsWith('/') ? at.slice(0, -1) : at) + base;
+  }
+  return base;
+}
+
+/**
+ * `url` as the application mounted at `base` routes it: what follows the mount path, which Express
+ * matched without regard to case; `undefined` where it does not begin the URL (no route of that
+ * application can run then).
+ */
+function withinMount(url: string, base: string): string | undefined {
+  if (url.slice(0, base.length).toLowerCase() !== base.toLowerCase()) return undefined;
+  const rest = url.slice(base.length);
+  if (rest === '' || rest[0] === '?') return `/${rest}`;
+  return rest[0] === '/' ? rest : undefined;
 }
 
 /** Registers the routes of `router` (mounted at `prefix`, for names in errors), depth first, in Express's order. */
