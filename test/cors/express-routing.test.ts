@@ -11,7 +11,9 @@
  * - a connect application mounted in Express (Vite's `vite.middlewares`) is middleware, no crash;
  * - an application mounted in another, with its own middleware (the fix CORS_MOUNT_UNSEEN gives),
  *   is matched on what follows its mount path, where every request went uncovered;
- * - one middleware in two applications covers only the one whose routes it read.
+ * - one middleware in two applications covers only the one whose routes it read, while an
+ *   application called as a plain function (which leaves its req.app behind) is no second user;
+ * - after mirror(), a router mounted in an array is refused and a connect application is not.
  */
 import connect from 'connect';
 import express5 from 'express';
@@ -143,6 +145,7 @@ for (const [name, express] of Object.entries(VERSIONS)) {
       app.get('/api/admin', cors.route(P1), ran('GET /api/admin'));
       app.get('/v1/:page', cors.route(P2), ran('GET /v1/:page'));
       app.get('/api', cors.route(P2), ran('GET /api'));
+      app.get(/.*/, cors.route(P2), ran('catch-all'));
       cors.mirror(app);
       const send = await served(t, app);
       const how = mounted ? "app.use('/api', cors)" : 'app.use(cors)';
@@ -152,6 +155,8 @@ for (const [name, express] of Object.entries(VERSIONS)) {
       t.same([preflight.allowOrigin, preflight.allowCredentials], [P1.origin, 'true'], `${how}: its preflight too`);
       const mountRoot = await send('GET', '/api?x=1', { Origin: P2.origin });
       t.same([mountRoot.ran, mountRoot.allowOrigin], ['GET /api', P2.origin], `${how}: the mount path itself, where Express puts a / in req.url`);
+      const absolute = await send('GET', 'http://api.test/api/admin', { Origin: P1.origin });
+      t.same([absolute.ran, absolute.allowOrigin], ['GET /api/admin', undefined], `${how}: an absolute URL, which no browser sends, is not covered`);
     }
   });
 
@@ -215,5 +220,64 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     const other = await sendSecond('GET', '/data', { Origin: P1.origin });
     t.same([other.ran, other.allowOrigin, other.allowCredentials], ['second /data', undefined, undefined], "not the first application's credentialed grant");
     t.match(captured.errors.join('\n'), /two Express applications/, 'said in the log');
+  });
+
+  t.test(`${name}: an application with its own middleware is matched on what follows its mount, however and whenever it is mounted`, async (t) => {
+    const inner = () => {
+      const app = express();
+      const cors = createCors(P0, { logger: quiet });
+      app.use(cors);
+      app.get('/x', cors.route(P2), ran('inner /x'));
+      app.all(/.*/, cors.route(P1), ran('inner catch-all'));
+      return { app, cors };
+    };
+    const mirroredFirst = inner();
+    mirroredFirst.cors.mirror(mirroredFirst.app);
+    const parent = express();
+    parent.use('/sub', mirroredFirst.app);
+    const viaRouter = inner();
+    const router = express.Router();
+    router.use('/r', viaRouter.app);
+    parent.use(router);
+    for (const [how, path] of [
+      ['mirror() before app.use() mounted it', '/sub/x'],
+      ['mounted by a router, which sets no parent', '/r/x'],
+    ]) {
+      const send = await served(t, parent);
+      const seen = await send('GET', path!, { Origin: P2.origin });
+      t.same([seen.ran, seen.allowOrigin, seen.allowCredentials], ['inner /x', P2.origin, undefined], `${how}: not the catch-all's credentialed grant`);
+    }
+  });
+
+  t.test(`${name}: an application called as a plain function, which leaves its req.app behind, is no second user`, async (t) => {
+    const legacy = express();
+    legacy.get('/old', ran('legacy /old'));
+    const app = express();
+    app.use((req, res, next) => legacy(req as never, res as never, next));
+    const captured = captureLogger();
+    const cors = createCors(P0, { logger: captured.logger });
+    app.use(cors);
+    app.get('/api/data', cors.route(P1), ran('app /api/data'));
+    cors.mirror(app);
+    const send = await served(t, app);
+    const seen = await send('GET', '/api/data', { Origin: P1.origin });
+    t.same([seen.ran, seen.allowOrigin, seen.allowCredentials], ['app /api/data', P1.origin, 'true']);
+    t.equal((await send('OPTIONS', '/api/data', { Origin: P1.origin, 'Access-Control-Request-Method': 'GET' })).allowOrigin, P1.origin, 'its preflight');
+    t.same(captured.errors, [], 'nothing logged');
+  });
+
+  t.test(`${name}: after mirror(), a router mounted in an array is refused, and a connect application is not`, async (t) => {
+    const app = express();
+    const cors = createCors(P0, { logger: quiet });
+    app.use(cors);
+    app.get('/a', ran('a'));
+    const api = express.Router();
+    api.get('/b', ran('b'));
+    app.use('/api', api);
+    cors.mirror(app);
+    const late = express.Router();
+    late.get('/c', ran('c'));
+    t.throws(() => api.use('/late', [late]), { code: 'CORS_ROUTES_SEALED' });
+    t.doesNotThrow(() => app.use(connect()));
   });
 }

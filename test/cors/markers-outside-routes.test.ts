@@ -183,3 +183,22 @@ t.test('hono: a marker declared for one method decides that method of a later ro
   t.same(await send('HEAD'), { body: '', allowOrigin: null }, 'HEAD: hono runs it as GET');
   t.same(await send('POST'), { body: 'ran all for POST', allowOrigin: ORIGIN }, "POST: no marker, the middleware's options");
 });
+
+t.test('hono: a handler that takes next, declared right after its cors.route() (serveStatic()), is the route the marker is for', async (t) => {
+  const app = new Hono();
+  const cors = createHonoCors(app, { origin: 'https://base.test' }, { logger: quiet });
+  app.use(cors);
+  // As hono's serveStatic() does: answer the files it has, hand the rest on.
+  const files = async (c: { req: { path: string }; text(body: string): Response }, next: () => Promise<void>) => {
+    if (c.req.path.endsWith('.txt')) return c.text(`file ${c.req.path}`);
+    await next();
+  };
+  app.get('/static/*', cors.route(OPEN), files as never);
+  t.doesNotThrow(() => cors.mirror(), 'no refusal: the marker has its route');
+  const send = async (path: string) => {
+    const response = await app.fetch(new Request(`http://api.test${path}`, { headers: { Origin: ORIGIN } }));
+    return { status: response.status, body: await response.text(), allowOrigin: response.headers.get('access-control-allow-origin') };
+  };
+  t.same(await send('/static/a.txt'), { status: 200, body: 'file /static/a.txt', allowOrigin: ORIGIN }, "the file, under the marker's policy");
+  t.same(await send('/static/missing'), { status: 404, body: '404 Not Found', allowOrigin: ORIGIN }, "handed on: hono's 404 keeps the grant");
+});

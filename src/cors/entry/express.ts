@@ -95,14 +95,18 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
   const routesOnce = new RoutesReadOnce(core, (_core, app) => mirrorExpress(core, app, middleware));
 
   const middleware = function expressCors(req: IncomingMessage, res: ServerResponse, next: Next): void {
-    const served = (req as { app?: unknown }).app;
-    const { app, base, routes, walked } = routesOnce.current ?? routesOnce.read(served);
-    if (served !== undefined && served !== app) {
-      // Its routes are not the ones read: covered by nothing, never by the other application's.
+    const served = (req as { app?: ExpressApp }).app;
+    const { app, atTop, routes, walked } = routesOnce.current ?? routesOnce.read(served);
+    if (served !== undefined && served !== app && holdsMiddleware(served, middleware)) {
+      // Another application that uses it: its routes are not the ones read, so it is covered by
+      // nothing, never by the other application's. (An application called as a plain function,
+      // not mounted, leaves its own req.app behind: one without this middleware is no other user.)
       faultReporter(core.logger)(`${core.source}: one middleware serves two Express applications; give each its own createCors()`);
       return next();
     }
-    const url = base === '' ? wholeUrl(req) : withinMount(wholeUrl(req), base);
+    // Used at the top of its application, the middleware sees req.url as the application routes it,
+    // however that application is mounted and whatever rewrote it before.
+    const url = atTop ? (req.url ?? '/') : withinMount(wholeUrl(req), mountBase(core, app));
     const pathname = url === undefined ? undefined : routedPath(url);
     if (pathname === undefined) return next();
     const method = routingMethod(req.method, req, readNodeHeader);
@@ -143,9 +147,9 @@ function routedPath(url: string): string | undefined {
 
 /** The routes of an application, and the matches of the walk a request last ran, for its router to take. */
 interface ExpressRoutes {
-  /** The application read, and the path it is mounted at in its parents ('' at the top). */
+  /** The application read, and whether the middleware is used at its top, unmounted (app.use(cors)). */
   readonly app: ExpressApp;
-  readonly base: string;
+  readonly atTop: boolean;
   readonly routes: FrameworkRoutes;
   readonly walked: WalkedMatches;
 }
@@ -158,7 +162,8 @@ function mirrorExpress(core: CorsCore, instance: unknown, self: ExpressMiddlewar
     const fix = 'app.use() the middleware on the Express application, before its routes';
     throw new RouteRegistrationError('CORS_NOT_A_ROUTER', `${core.source}.mirror()`, instance, 'is not an Express application with routes', fix);
   }
-  const base = mountBase(core, app!);
+  mountBase(core, app!);
+  const atTop = router.stack.some((layer) => layer.handle === self && layer.route === undefined && mountName(layer) === '');
   const entries = new Map<ExpressRoute, FrameworkRoute>();
   const routers: ExpressRouter[] = [];
   collect(core, router, '', entries, routers);
@@ -176,13 +181,14 @@ function mirrorExpress(core: CorsCore, instance: unknown, self: ExpressMiddlewar
     walked.keep(matches);
     return found;
   });
-  return { app: app!, base, routes, walked };
+  return { app: app!, atTop, routes, walked };
 }
 
 /**
- * The path an application holding the middleware is mounted at, through its parents: its routes
- * are matched on what follows it. A mount path that is a pattern matches text the middleware
- * cannot tell afterwards, so it is refused.
+ * The path an application holding the middleware is mounted at, through its parents (app.use()
+ * sets them; an application may be mounted after mirror(), so this is read at each request where
+ * the middleware is itself mounted inside it): its routes are matched on what follows it. A mount
+ * path that is a pattern matches text the middleware cannot tell afterwards, so it is refused.
  */
 function mountBase(core: CorsCore, app: ExpressApp): string {
   let base = '';
@@ -202,12 +208,33 @@ function mountBase(core: CorsCore, app: ExpressApp): string {
   return base;
 }
 
+/** Applications known to use `middleware` somewhere in their routers, or not to. */
+const holders = new WeakMap<object, boolean>();
+
+/** Whether `app` uses `middleware`: looked up once an application. */
+function holdsMiddleware(app: ExpressApp, middleware: unknown): boolean {
+  let holds = holders.get(app);
+  if (holds === undefined) {
+    const within = (router: ExpressRouter): boolean =>
+      router.stack.some(
+        (layer) =>
+          layer.handle === middleware ||
+          (layer.route === undefined && isRouter(layer.handle as Partial<ExpressRouter>) && within(layer.handle as unknown as ExpressRouter)),
+      );
+    const router = app._router ?? app.router;
+    holds = router !== undefined && isRouter(router as Partial<ExpressRouter>) && within(router);
+    holders.set(app, holds);
+  }
+  return holds;
+}
+
 /**
  * `url` as the application mounted at `base` routes it: what follows the mount path, which Express
  * matched without regard to case; `undefined` where it does not begin the URL (no route of that
  * application can run then).
  */
 function withinMount(url: string, base: string): string | undefined {
+  if (base === '') return url;
   if (url.slice(0, base.length).toLowerCase() !== base.toLowerCase()) return undefined;
   const rest = url.slice(base.length);
   if (rest === '' || rest[0] === '?') return `/${rest}`;
@@ -263,7 +290,8 @@ function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries:
 function wholeUrl(req: IncomingMessage): string {
   const url = req.url ?? '/';
   const mounted = (req as { baseUrl?: string }).baseUrl;
-  if (mounted === undefined || mounted === '') return url;
+  // An absolute URL (a proxy's request line) is kept whole: it is not covered (routedPath()).
+  if (mounted === undefined || mounted === '' || url.charCodeAt(0) !== 0x2f) return url;
   const original = (req as { originalUrl?: string }).originalUrl ?? '/';
   const joined = mounted + url;
   return joined === original || mounted + url.slice(1) === original ? original : joined;
@@ -581,7 +609,7 @@ function refuseLateRoutes(core: CorsCore, router: ExpressRouter): void {
   Object.assign(router, {
     route: (path: unknown) => late(`a route ${String(path)}`),
     use(...args: unknown[]) {
-      if (args.some((arg) => typeof arg === 'function' && Array.isArray((arg as { stack?: unknown }).stack))) late('a router mounted');
+      if (args.flat(Number.POSITIVE_INFINITY).some((arg) => typeof arg === 'function' && isRouter(arg as Partial<ExpressRouter>))) late('a router mounted');
       return use.apply(this, args);
     },
   });

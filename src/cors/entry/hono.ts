@@ -171,9 +171,8 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
   // Each handler with its place among the routes, which tells the markers hono runs before it; a
   // sub-app's handler that hono wrapped (its own onError) is told from middleware by what it wraps.
   // A HEAD route never runs: hono answers HEAD with the GET route's answer, body dropped.
-  const handlers = app.routes.flatMap((route, index) =>
-    route.method === 'HEAD' || isMiddleware(targetOf(route.handler)) ? [] : [{ route, key: route.path, index }],
-  );
+  const isRoute = routeEntries(app.routes);
+  const handlers = app.routes.flatMap((route, index) => (route.method === 'HEAD' || !isRoute(index) ? [] : [{ route, key: route.path, index }]));
   const everyMethod = everyMethodOf(handlers);
   const methods = new Set<string>();
   const tables = registerRoutes(
@@ -189,11 +188,11 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
   );
   // A HEAD route decides nothing, yet its options are checked as any route's.
   app.routes.forEach((route, index) => {
-    if (route.method === 'HEAD' && !isMiddleware(targetOf(route.handler))) {
+    if (route.method === 'HEAD' && isRoute(index)) {
       core.checkRoute(['HEAD'], route.path, markers.of('HEAD', route.path, index), `hono route HEAD ${route.path}`);
     }
   });
-  const outside = markers.outside(app.routes.filter((route) => !isMiddleware(targetOf(route.handler))));
+  const outside = markers.outside(app.routes.filter((_route, index) => isRoute(index)));
   if (outside !== undefined) {
     const declared = outside.method === 'ALL' ? 'app.use() or app.all()' : `app.${outside.method.toLowerCase()}()`;
     refuseMarkerOutsideRoute(core.source, `${declared} on ${outside.path}`, "app.get('/internal/report', cors.route(options), handler)");
@@ -286,6 +285,23 @@ function markersOf(routes: readonly RouterRoute[]): {
         marker.method === 'ALL' ? !paths.has(marker.path) : !keys.has(`${marker.method} ${marker.path}`) && !keys.has(`ALL ${marker.path}`),
       );
     },
+  };
+}
+
+/**
+ * Which of hono's entries are routes: its handlers, not its middleware (hono's own rule, below),
+ * and a handler that takes `next` declared right after a cors.route() of its method and path, in
+ * one registration (`app.get('/static/*', cors.route(options), serveStatic())`): the marker says
+ * that handler is the route its options are for.
+ */
+function routeEntries(routes: readonly RouterRoute[]): (index: number) => boolean {
+  return (index) => {
+    const route = routes[index]!;
+    const handler = targetOf(route.handler);
+    if (handler[ROUTE_OPTIONS] !== undefined) return false;
+    if (!isMiddleware(handler)) return true;
+    const before = routes[index - 1];
+    return before !== undefined && before.method === route.method && before.path === route.path && targetOf(before.handler)[ROUTE_OPTIONS] !== undefined;
   };
 }
 
