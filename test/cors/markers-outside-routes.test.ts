@@ -95,15 +95,17 @@ function koaCase(inRouter: boolean): Case['start'] {
   };
 }
 
-function honoCase(markerPath: string, routePath: string): Case['start'] {
+/** hono: the marker on `markerPath`, and the route on `routePath` declared after it, or before it (`routeFirst`). */
+function honoCase(markerPath: string, routePath: string, routeFirst = false): Case['start'] {
   return (mirror) => {
     const app = new Hono();
     app.onError((_error, c) => c.text('refused', 500));
     const cors = createHonoCors(app, OPEN, { logger: quiet });
     app.use(cors);
+    if (routeFirst) app.get(routePath, (c) => c.text('report'));
     if (markerPath.endsWith('*')) app.use(markerPath, cors.route(CLOSED));
     else app.get(markerPath, cors.route(CLOSED));
-    app.get(routePath, (c) => c.text('report'));
+    if (!routeFirst) app.get(routePath, (c) => c.text('report'));
     if (mirror) cors.mirror();
     return overFetch(app);
   };
@@ -115,7 +117,10 @@ const CASES: Record<string, Case> = {
   'Express 5 router.use(cors.route()), the router mounted at /internal': { where: /app\.use\('\/internal'\)/, start: expressCase(express5, true) },
   'Koa app.use(cors.route())': { where: /app\.use\(\)/, start: koaCase(false) },
   "Koa router.use('/internal', cors.route())": { where: /router\.use\('\/internal'\)/, start: koaCase(true) },
-  "hono app.use('/internal/*', cors.route())": { where: /on \/internal\/\*/, start: honoCase('/internal/*', '/internal/report') },
+  "hono app.use('/internal/*', cors.route()) declared after the routes below it": {
+    where: /on \/internal\/\*/,
+    start: honoCase('/internal/*', '/internal/report', true),
+  },
   'hono app.get() of a marker on /internal/:id, the route on /internal/:name': {
     where: /app\.get\(\) on \/internal\/:id/,
     start: honoCase('/internal/:id', '/internal/:name'),
@@ -202,3 +207,31 @@ t.test('hono: a handler that takes next, declared right after its cors.route() (
   t.same(await send('/static/a.txt'), { status: 200, body: 'file /static/a.txt', allowOrigin: ORIGIN }, "the file, under the marker's policy");
   t.same(await send('/static/missing'), { status: 404, body: '404 Not Found', allowOrigin: ORIGIN }, "handed on: hono's 404 keeps the grant");
 });
+
+t.test(
+  "hono: a cors.route() on prefix/* decides each route below it declared after it, as hono runs it first on each of their URLs (hono's own cors() is used that way)",
+  async (t) => {
+    const app = new Hono();
+    const cors = createHonoCors(app, OPEN, { logger: quiet });
+    app.use(cors);
+    app.get('/internal/early', (c) => c.text('early'));
+    app.use('/internal/*', cors.route(CLOSED));
+    app.get('/internal/report', (c) => c.text('report'));
+    app.get('/:section/summary', (c) => c.text('summary'));
+    app.all('/internal/*', (c) => c.text('no such page', 404));
+    cors.mirror();
+    const send = async (method: string, path: string, headers: Record<string, string> = {}) => {
+      const response = await app.fetch(new Request(`http://api.test${path}`, { method, headers: { Origin: ORIGIN, ...headers } }));
+      return { body: await response.text(), allowOrigin: response.headers.get('access-control-allow-origin') };
+    };
+    t.same(await send('GET', '/internal/report'), { body: 'report', allowOrigin: null }, 'a route below it: its policy, no grant');
+    t.equal((await send('OPTIONS', '/internal/report', { 'Access-Control-Request-Method': 'PUT' })).allowOrigin, null, 'its preflights too');
+    t.same(await send('GET', '/internal/zzz'), { body: 'no such page', allowOrigin: null }, 'the catch-all below it');
+    t.same(await send('GET', '/internal/early'), { body: 'early', allowOrigin: ORIGIN }, 'a route declared before it, which hono runs first: its own');
+    t.same(
+      await send('GET', '/public/summary'),
+      { body: 'summary', allowOrigin: ORIGIN },
+      'a route sharing only some URLs with it: its own, where the marker never runs',
+    );
+  },
+);

@@ -192,7 +192,7 @@ function mirrorHono(core: CorsCore, app: HonoApp): HonoRoutes {
       core.checkRoute(['HEAD'], route.path, markers.of('HEAD', route.path, index), `hono route HEAD ${route.path}`);
     }
   });
-  const outside = markers.outside(app.routes.filter((_route, index) => isRoute(index)));
+  const outside = markers.outside(app.routes.flatMap((route, index) => (isRoute(index) ? [{ route, index }] : [])));
   if (outside !== undefined) {
     const declared = outside.method === 'ALL' ? 'app.use() or app.all()' : `app.${outside.method.toLowerCase()}()`;
     refuseMarkerOutsideRoute(core.source, `${declared} on ${outside.path}`, "app.get('/internal/report', cors.route(options), handler)");
@@ -243,49 +243,80 @@ function register(core: CorsCore, { route, method, options }: HonoDeclaration): 
   return core.routeMatchedElsewhere(route.path, [method], route.path, options, `hono route ${method} ${route.path}`);
 }
 
+/** A `cors.route()` among hono's entries: where it is declared, and for what. */
+interface Marker {
+  readonly index: number;
+  readonly method: string;
+  readonly path: string;
+  readonly options: CorsOptions<Request>;
+  /** For a marker on `prefix/*` (`app.use('/api/*', cors.route(x))`, `/*` without a path): the prefix. */
+  readonly prefix: string | undefined;
+}
+
 /**
- * The `cors.route()` markers of `routes`, found for a route in one lookup: the first marker
- * declared on its path for its method or for every method (`app.all()`), as hono would run it
- * first, if declared before the route (`index`, its place among `routes`): one declared after a
- * handler never runs before it. One pass over the routes: searching them for each route took
- * 1.4 s at 10,000 routes.
+ * The `cors.route()` markers of `routes`, and for each route the one hono runs first before its
+ * handler (`index`, its place among `routes`; one declared after a handler never runs before it):
+ * the first declared on the route's own path for its method or for every method (`app.all()`), or
+ * on a `prefix/*` path that holds every URL of the route's (`app.use('/api/*', cors.route(x))`
+ * before `app.get('/api/users', h)`), which hono runs before it on each of them. A marker on a path
+ * that shares only some URLs with a route's decides none of its URLs. Found in one pass over the
+ * routes, and a pass over the prefix markers a route: searching every route for each took 1.4 s
+ * at 10,000 routes.
  */
 function markersOf(routes: readonly RouterRoute[]): {
   of(method: string, path: string, index: number): CorsOptions<Request> | undefined;
-  outside(handlers: readonly RouterRoute[]): RouterRoute | undefined;
+  outside(handlers: readonly { readonly route: RouterRoute; readonly index: number }[]): Marker | undefined;
 } {
-  const first = new Map<string, { index: number; options: CorsOptions<Request> }>();
-  const markers: RouterRoute[] = [];
+  const first = new Map<string, Marker>();
+  const markers: Marker[] = [];
+  const onPrefixes: Marker[] = [];
   routes.forEach((route, index) => {
     const options = targetOf(route.handler)[ROUTE_OPTIONS];
     if (options === undefined) return;
-    markers.push(route);
+    const marker: Marker = { index, method: route.method, path: route.path, options, prefix: wildcardPrefix(route.path) };
+    markers.push(marker);
+    if (marker.prefix !== undefined) onPrefixes.push(marker);
     const key = `${route.method} ${route.path}`;
-    if (!first.has(key)) first.set(key, { index, options });
+    if (!first.has(key)) first.set(key, marker);
   });
+  const covers = (marker: Marker, method: string, path: string, index: number): boolean =>
+    marker.index < index &&
+    (marker.method === 'ALL' || marker.method === method) &&
+    (marker.prefix === '' || path === marker.prefix || path.startsWith(`${marker.prefix}/`));
   return {
     /** The options of the first marker hono runs for `method` on `path` before the handler at `index`. */
     of(method, path, index) {
-      const ownFound = first.get(`${method} ${path}`);
-      const everyFound = method === 'ALL' ? undefined : first.get(`ALL ${path}`);
-      const own = ownFound !== undefined && ownFound.index < index ? ownFound : undefined;
-      const every = everyFound !== undefined && everyFound.index < index ? everyFound : undefined;
-      if (own === undefined || every === undefined) return (own ?? every)?.options;
-      return own.index < every.index ? own.options : every.options;
+      let found: Marker | undefined;
+      const consider = (marker: Marker | undefined) => {
+        if (marker !== undefined && marker.index < index && (found === undefined || marker.index < found.index)) found = marker;
+      };
+      consider(first.get(`${method} ${path}`));
+      if (method !== 'ALL') consider(first.get(`ALL ${path}`));
+      for (const marker of onPrefixes) if (covers(marker, method, path, index)) consider(marker);
+      return found?.options;
     },
     /**
-     * A marker on a path no handler of its method has (`app.use('/internal/*', cors.route(x))`
-     * beside `app.get('/internal/report', h)`): hono runs it before routes of other paths, whose
-     * options it can never be.
+     * A marker that decides no handler: on a path no handler of its method has, and holding no
+     * handler declared after it (`app.use('/internal/:id', cors.route(x))` beside
+     * `app.get('/internal/:name', h)`): hono runs it before routes whose options it can never be.
      */
     outside(handlers) {
-      const paths = new Set(handlers.map((handler) => handler.path));
-      const keys = new Set(handlers.map((handler) => `${handler.method} ${handler.path}`));
-      return markers.find((marker) =>
-        marker.method === 'ALL' ? !paths.has(marker.path) : !keys.has(`${marker.method} ${marker.path}`) && !keys.has(`ALL ${marker.path}`),
-      );
+      const paths = new Set(handlers.map(({ route }) => route.path));
+      const keys = new Set(handlers.map(({ route }) => `${route.method} ${route.path}`));
+      const placed = (marker: Marker) =>
+        (marker.method === 'ALL' ? paths.has(marker.path) : keys.has(`${marker.method} ${marker.path}`) || keys.has(`ALL ${marker.path}`)) ||
+        (marker.prefix !== undefined &&
+          handlers.some(({ route, index }) => covers(marker, route.method === 'ALL' ? marker.method : route.method, route.path, index)));
+      return markers.find((marker) => !placed(marker));
     },
   };
+}
+
+/** The static prefix of a `prefix/*` path (`/api/*`: `/api`; `/*`: ''), which hono matches with every URL below it and the prefix itself. */
+function wildcardPrefix(path: string): string | undefined {
+  if (!path.endsWith('/*')) return undefined;
+  const prefix = path.slice(0, -2);
+  return /[:*?{}()[\]]/.test(prefix) ? undefined : prefix;
 }
 
 /**
