@@ -13,7 +13,8 @@
  *   is matched on what follows its mount path, where every request went uncovered;
  * - one middleware in two applications covers only the one whose routes it read, while an
  *   application called as a plain function (which leaves its req.app behind) is no second user;
- * - after mirror(), a router mounted in an array is refused and a connect application is not.
+ * - after mirror(), a router mounted in an array is refused and a connect application is not;
+ * - a router given as a route's handler, whose routes cannot be read, is refused (CORS_MOUNT_UNSEEN).
  */
 import connect from 'connect';
 import express5 from 'express';
@@ -279,5 +280,15 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     late.get('/c', ran('c'));
     t.throws(() => api.use('/late', [late]), { code: 'CORS_ROUTES_SEALED' });
     t.doesNotThrow(() => app.use(connect()));
+  });
+
+  t.test(`${name}: a router given as a route's handler is refused: its routes cannot be read from there`, async (t) => {
+    const app = express();
+    const cors = createCors(P0, { logger: quiet });
+    app.use(cors);
+    const api = express.Router();
+    api.get('/api/admin', cors.route(P1), ran('api /api/admin'));
+    app.get(/^\/api\//, api);
+    t.throws(() => cors.mirror(app), { code: 'CORS_MOUNT_UNSEEN', message: /handler is a router.*app\.use\(\)/ });
   });
 }

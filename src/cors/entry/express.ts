@@ -249,7 +249,18 @@ function collect(core: CorsCore, router: ExpressRouter, prefix: string, entries:
   for (const layer of router.stack) {
     const route = layer.route;
     if (route !== undefined) {
-      routes.push({ route, key: pathOf(layer), path: prefix + pathName(route.path) });
+      const path = prefix + pathName(route.path);
+      if (route.stack.some((inner) => isRouter(inner.handle as unknown as Partial<ExpressRouter>))) {
+        // Express runs it for the route's requests, yet it is no mount: its routes go unread.
+        throw new RouteRegistrationError(
+          'CORS_MOUNT_UNSEEN',
+          `${core.source}.mirror()`,
+          path,
+          "is a route whose handler is a router, whose routes cannot be read from a route's handlers",
+          "mount the router with app.use() (app.use('/api', router)) instead",
+        );
+      }
+      routes.push({ route, key: pathOf(layer), path });
       continue;
     }
     const inner = layer.handle as unknown as Partial<ExpressRouter>;
