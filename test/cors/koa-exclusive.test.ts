@@ -169,3 +169,26 @@ t.test('a plain OPTIONS the exclusive router leaves to its own middleware, on a 
   t.equal(plain.status, 299, 'the middleware the router runs alone answers, not the engine');
   t.equal(plain.headers['x-ran'], 'middleware');
 });
+
+t.test('a router used inside an exclusive router without a path, and on its own: the same path in each is its own path', async (t) => {
+  // outer.use(inner.routes()) lends outer inner's layers with their RegExps; keyed by those, the
+  // two routers' GET /s were one path under two policies, refused at mirror() (found by a review probe).
+  const app = new Koa();
+  const cors = createCors(BASE, { logger: quiet });
+  const inner = new Router();
+  inner.get('/s', cors.route(OPEN), answers('inner /s'));
+  inner.get('/only-inner', cors.route(OPEN), answers('inner /only-inner'));
+  const outer = new Router({ exclusive: true } as never);
+  outer.use(inner.routes());
+  outer.get('/s', cors.route(APP), answers('outer /s'));
+  app.use(cors).use(outer.routes()).use(inner.routes());
+  t.doesNotThrow(() => cors.mirror(app));
+  const server = await serve(app.callback());
+  t.teardown(server.close);
+  const send = async (path: string, headers: Record<string, string> = {}) => {
+    const answer = await server.send('GET', path, { Origin: CALLER, ...headers });
+    return [answer.headers['x-ran'], answer.headers['access-control-allow-origin']];
+  };
+  t.same(await send('/s'), ['outer /s', APP.origin], 'the exclusive router runs its last matched route, under its policy');
+  t.same(await send('/only-inner'), ['inner /only-inner', OPEN.origin], "inner's route, run by the outer router");
+});

@@ -165,8 +165,9 @@ function mirrorKoa(core: CorsCore, instance: unknown): KoaRoutes {
   // of 100,000 layers (40 bytes a route).
   const tables = new Map<KoaLayer, TableRef>();
   const matchers: { router: KoaRouter; match: KoaMatcher; exclusive: Exclusive | undefined }[] = [];
+  const claimed = new Map<RegExp, KoaRouter>();
   for (const router of routers) {
-    registerLayers(core, router, tables);
+    registerLayers(core, router, tables, claimed);
     matchers.push({ router, match: matchSharedWith(router), exclusive: exclusiveOf(router) });
     refuseLateRoutes(core, router);
   }
@@ -288,11 +289,26 @@ const koaRouteLabel = (methods: readonly string[], path: string): string => `Koa
  * as the router runs them: the first that serves a method, or for an exclusive router the one
  * it runs alone (routes of one path have as many parameters, so 'specificity' runs the first).
  */
-function registerLayers(core: CorsCore, router: KoaRouter, tables: Map<KoaLayer, TableRef>): void {
+function registerLayers(core: CorsCore, router: KoaRouter, tables: Map<KoaLayer, TableRef>, claimed: Map<RegExp, KoaRouter>): void {
   const pathOf = samePatterns();
+  // A router used in another without a path (outer.use(inner.routes())) lends it its layers'
+  // RegExps: the same path in two routers is two paths still, each run by its own router's rules.
+  const aliases = new Map<RegExp, RegExp>();
+  const keyOf = (regexp: RegExp): RegExp => {
+    const key = pathOf(regexp);
+    const owner = claimed.get(key);
+    if (owner === undefined) claimed.set(key, router);
+    if (owner === undefined || owner === router) return key;
+    let alias = aliases.get(key);
+    if (alias === undefined) {
+      alias = new RegExp(key.source, key.flags);
+      aliases.set(key, alias);
+    }
+    return alias;
+  };
   const routes: { route: KoaLayer; key: RegExp }[] = [];
   for (const layer of router.stack) {
-    if (layer.methods.length > 0) routes.push({ route: layer, key: pathOf(layer.regexp) });
+    if (layer.methods.length > 0) routes.push({ route: layer, key: keyOf(layer.regexp) });
     else if (layer.stack.some((handler) => handler[ROUTE_OPTIONS] !== undefined)) {
       refuseMarkerOutsideRoute(core.source, `router.use('${layer.path || '/'}')`, KOA_MARKER_EXAMPLE);
     }
