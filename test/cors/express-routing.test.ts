@@ -199,10 +199,14 @@ for (const [name, express] of Object.entries(VERSIONS)) {
 
     const patterned = express();
     const patternedCors = createCors(P0, { logger: quiet });
-    patterned.use(patternedCors);
-    patterned.get('/x', ran('x'));
+    patterned.use('/:area', patternedCors);
+    patterned.get('/:area/x', ran('x'));
     express().use('/:version', patterned);
-    t.throws(() => patternedCors.mirror(patterned), { code: 'CORS_MOUNT_UNSEEN', message: /:version/ }, 'mounted at a pattern: refused');
+    t.throws(
+      () => patternedCors.mirror(patterned),
+      { code: 'CORS_MOUNT_UNSEEN', message: /:version/ },
+      'the middleware mounted at a pattern in an application mounted at one: refused, as neither mount can be told',
+    );
   });
 
   t.test(`${name}: one middleware in two applications covers only the one whose routes it read`, async (t) => {
@@ -290,5 +294,42 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     api.get('/api/admin', cors.route(P1), ran('api /api/admin'));
     app.get(/^\/api\//, api);
     t.throws(() => cors.mirror(app), { code: 'CORS_MOUNT_UNSEEN', message: /handler is a router.*app\.use\(\)/ });
+  });
+
+  t.test(`${name}: an application whose middleware is mounted inside it is matched on what follows its own mount, however it is mounted`, async (t) => {
+    const parent = express();
+    const sub = express();
+    const cors = createCors(P0, { logger: quiet });
+    sub.use('/api', cors);
+    sub.get('/api/items', cors.route(P2), ran('sub /api/items'));
+    sub.all(/.*/, cors.route(P1), ran('sub catch-all'));
+    cors.mirror(sub);
+    parent.use('/a', sub);
+    parent.use('/b', sub);
+    const router = express.Router();
+    router.use('/s', sub);
+    parent.use('/v1', router);
+    parent.use('/t/:tenant', sub);
+    const send = await served(t, parent);
+    for (const path of ['/a/api/items', '/b/api/items', '/v1/s/api/items', '/t/acme/api/items']) {
+      const seen = await send('GET', path, { Origin: P2.origin });
+      t.same([seen.ran, seen.allowOrigin, seen.allowCredentials], ['sub /api/items', P2.origin, undefined], `${path}: its route's policy`);
+    }
+  });
+
+  t.test(`${name}: an application using the middleware at its top is covered mounted at a pattern or at several paths`, async (t) => {
+    const parent = express();
+    const sub = express();
+    const cors = createCors(P0, { logger: quiet });
+    sub.use(cors);
+    sub.get('/items', cors.route(P2), ran('sub /items'));
+    parent.use('/t/:tenant', sub);
+    parent.use(['/x', '/y'], sub);
+    cors.mirror(sub);
+    const send = await served(t, parent);
+    for (const path of ['/t/acme/items', '/y/items']) {
+      const seen = await send('GET', path, { Origin: P2.origin });
+      t.same([seen.ran, seen.allowOrigin], ['sub /items', P2.origin], path);
+    }
   });
 }

@@ -235,3 +235,22 @@ t.test(
     );
   },
 );
+
+t.test('hono: middleware right after a marker in app.use() is no route; a prefix with parameters holds the routes that begin with it', async (t) => {
+  const app = new Hono();
+  const cors = createHonoCors(app, { origin: 'https://base.test' }, { logger: quiet });
+  app.use(cors);
+  app.use('/api/*', cors.route(OPEN), async (_c, next) => next());
+  app.get('/api/x', (c) => c.text('x'));
+  app.use('/v/:version/*', cors.route(CLOSED));
+  app.get('/v/:version/users', (c) => c.text('users'));
+  cors.mirror();
+  const send = async (method: string, path: string, headers: Record<string, string> = {}) => {
+    const response = await app.fetch(new Request(`http://api.test${path}`, { method, headers: { Origin: ORIGIN, ...headers } }));
+    return { status: response.status, allowOrigin: response.headers.get('access-control-allow-origin') };
+  };
+  t.same(await send('GET', '/api/x'), { status: 200, allowOrigin: ORIGIN }, 'the route below the prefix: the marker decides');
+  t.same(await send('GET', '/api/nothing'), { status: 404, allowOrigin: null }, 'no route there: the middleware after the marker is none');
+  t.same(await send('OPTIONS', '/api/nothing', { 'Access-Control-Request-Method': 'DELETE' }), { status: 404, allowOrigin: null }, 'nor a preflight');
+  t.same(await send('GET', '/v/2/users'), { status: 200, allowOrigin: null }, 'the marker on /v/:version/* decides /v/:version/users');
+});

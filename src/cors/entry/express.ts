@@ -96,7 +96,7 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
 
   const middleware = function expressCors(req: IncomingMessage, res: ServerResponse, next: Next): void {
     const served = (req as { app?: ExpressApp }).app;
-    const { app, atTop, routes, walked } = routesOnce.current ?? routesOnce.read(served);
+    const { app, ownMount, routes, walked } = routesOnce.current ?? routesOnce.read(served);
     if (served !== undefined && served !== app && holdsMiddleware(served, middleware)) {
       // Another application that uses it: its routes are not the ones read, so it is covered by
       // nothing, never by the other application's. (An application called as a plain function,
@@ -106,7 +106,13 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
     }
     // Used at the top of its application, the middleware sees req.url as the application routes it,
     // however that application is mounted and whatever rewrote it before.
-    const url = atTop ? (req.url ?? '/') : withinMount(wholeUrl(req), mountBase(core, app));
+    const url = ownMount === '' ? (req.url ?? '/') : urlInApplication(req, app, ownMount);
+    if (url === null) {
+      faultReporter(core.logger)(
+        `${core.source}: the middleware is mounted at a pattern, in an application mounted at one: which URL the application routes cannot be told; it covers nothing`,
+      );
+      return next();
+    }
     const pathname = url === undefined ? undefined : routedPath(url);
     if (pathname === undefined) return next();
     const method = routingMethod(req.method, req, readNodeHeader);
@@ -147,9 +153,12 @@ function routedPath(url: string): string | undefined {
 
 /** The routes of an application, and the matches of the walk a request last ran, for its router to take. */
 interface ExpressRoutes {
-  /** The application read, and whether the middleware is used at its top, unmounted (app.use(cors)). */
+  /**
+   * The application read, and where the middleware is mounted in it (mountOfMiddleware()): ''
+   * used at its top (app.use(cors)), where req.url is what the application routes.
+   */
   readonly app: ExpressApp;
-  readonly atTop: boolean;
+  readonly ownMount: string | undefined;
   readonly routes: FrameworkRoutes;
   readonly walked: WalkedMatches;
 }
@@ -162,8 +171,17 @@ function mirrorExpress(core: CorsCore, instance: unknown, self: ExpressMiddlewar
     const fix = 'app.use() the middleware on the Express application, before its routes';
     throw new RouteRegistrationError('CORS_NOT_A_ROUTER', `${core.source}.mirror()`, instance, 'is not an Express application with routes', fix);
   }
-  mountBase(core, app!);
-  const atTop = router.stack.some((layer) => layer.handle === self && layer.route === undefined && mountName(layer) === '');
+  const ownMount = mountOfMiddleware(router, self);
+  // Mounted at a pattern inside an application itself mounted at one: refused while that is known.
+  if (ownMount === undefined && mountBase(app!) === undefined) {
+    throw new RouteRegistrationError(
+      'CORS_MOUNT_UNSEEN',
+      `${core.source}.mirror()`,
+      app!.mountpath,
+      'is a pattern an application is mounted at, whose middleware is itself mounted at one: which URL the application routes cannot be told',
+      'use the middleware at the top of that application (app.use(cors)), or mount it at a plain path',
+    );
+  }
   const entries = new Map<ExpressRoute, FrameworkRoute>();
   const routers: ExpressRouter[] = [];
   collect(core, router, '', entries, routers);
@@ -181,28 +199,52 @@ function mirrorExpress(core: CorsCore, instance: unknown, self: ExpressMiddlewar
     walked.keep(matches);
     return found;
   });
-  return { app: app!, atTop, routes, walked };
+  return { app: app!, ownMount, routes, walked };
 }
 
 /**
- * The path an application holding the middleware is mounted at, through its parents (app.use()
- * sets them; an application may be mounted after mirror(), so this is read at each request where
- * the middleware is itself mounted inside it): its routes are matched on what follows it. A mount
- * path that is a pattern matches text the middleware cannot tell afterwards, so it is refused.
+ * The mount paths from the top of the application to the middleware, as text
+ * (app.use('/v1', router) then router.use('/api', cors): '/v1/api'); '' at the top;
+ * `undefined` where one is a pattern, whose text each request matches differently.
  */
-function mountBase(core: CorsCore, app: ExpressApp): string {
+function mountOfMiddleware(router: ExpressRouter, self: unknown, prefix = ''): string | undefined {
+  for (const layer of router.stack) {
+    if (layer.route !== undefined) continue;
+    const at = mountName(layer);
+    const plain = !at.startsWith('<') && !/[:*?+()[\]{}]/.test(at);
+    if (layer.handle === self) return plain ? prefix + at : undefined;
+    const inner = layer.handle as unknown as Partial<ExpressRouter>;
+    if (plain && isRouter(inner)) {
+      const found = mountOfMiddleware(inner, self, prefix + at);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The URL the application routes, for the middleware mounted inside it at `ownMount`: the whole
+ * URL less the application's own mount path, which is req.baseUrl less the middleware's mounts
+ * (so an application mounted twice, or by a router, is told right). Where the middleware's mount
+ * is a pattern, the application's mount paths through its parents (app.use() sets them) serve;
+ * `null` where those are patterns too.
+ */
+function urlInApplication(req: IncomingMessage, app: ExpressApp, ownMount: string | undefined): string | null | undefined {
+  let base: string | undefined;
+  if (ownMount !== undefined) {
+    const baseUrl = (req as { baseUrl?: string }).baseUrl ?? '';
+    if (!baseUrl.toLowerCase().endsWith(ownMount.toLowerCase())) return null;
+    base = baseUrl.slice(0, baseUrl.length - ownMount.length);
+  } else base = mountBase(app);
+  return base === undefined ? null : withinMount(wholeUrl(req), base);
+}
+
+/** The path an application is mounted at through its parents; `undefined` where one is a pattern. */
+function mountBase(app: ExpressApp): string | undefined {
   let base = '';
   for (let mounted = app; mounted.parent !== undefined; mounted = mounted.parent) {
     const at = mounted.mountpath;
-    if (typeof at !== 'string' || /[:*?+()[\]{}]/.test(at)) {
-      throw new RouteRegistrationError(
-        'CORS_MOUNT_UNSEEN',
-        `${core.source}.mirror()`,
-        at,
-        'is a pattern, and an application holding the middleware is mounted at it: which part of a URL it matched cannot be told',
-        'mount that application at a plain path, or use the middleware in the application it is mounted in',
-      );
-    }
+    if (typeof at !== 'string' || /[:*?+()[\]{}]/.test(at)) return undefined;
     base = (at.endsWith('/') ? at.slice(0, -1) : at) + base;
   }
   return base;

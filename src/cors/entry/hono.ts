@@ -312,11 +312,16 @@ function markersOf(routes: readonly RouterRoute[]): {
   };
 }
 
-/** The static prefix of a `prefix/*` path (`/api/*`: `/api`; `/*`: ''), which hono matches with every URL below it and the prefix itself. */
+/**
+ * The prefix of a `prefix/*` path (`/api/*`: `/api`; `/*`: ''), which hono matches with every URL
+ * below it and the prefix itself. A route whose path begins with the same text, parameters and
+ * all (`/t/:tenant/items` below `/t/:tenant/*`), has all its URLs there; an optional part makes
+ * that no longer so.
+ */
 function wildcardPrefix(path: string): string | undefined {
   if (!path.endsWith('/*')) return undefined;
   const prefix = path.slice(0, -2);
-  return /[:*?{}()[\]]/.test(prefix) ? undefined : prefix;
+  return prefix.includes('?') ? undefined : prefix;
 }
 
 /**
@@ -331,8 +336,16 @@ function routeEntries(routes: readonly RouterRoute[]): (index: number) => boolea
     const handler = targetOf(route.handler);
     if (handler[ROUTE_OPTIONS] !== undefined) return false;
     if (!isMiddleware(handler)) return true;
+    // Of one method: app.use() and app.all() store every method alike (ALL), and there the
+    // handler after a marker is middleware of every URL below it (auth, a logger), no route.
     const before = routes[index - 1];
-    return before !== undefined && before.method === route.method && before.path === route.path && targetOf(before.handler)[ROUTE_OPTIONS] !== undefined;
+    return (
+      route.method !== 'ALL' &&
+      before !== undefined &&
+      before.method === route.method &&
+      before.path === route.path &&
+      targetOf(before.handler)[ROUTE_OPTIONS] !== undefined
+    );
   };
 }
 
