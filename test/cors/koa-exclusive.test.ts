@@ -192,3 +192,27 @@ t.test('a router used inside an exclusive router without a path, and on its own:
   t.same(await send('/s'), ['outer /s', APP.origin], 'the exclusive router runs its last matched route, under its policy');
   t.same(await send('/only-inner'), ['inner /only-inner', OPEN.origin], "inner's route, run by the outer router");
 });
+
+t.test("a router's routes() as a route's handler is refused; a router app.use()d after the routes were read throws where it is used", async (t) => {
+  // Both were found by a review probe: the inner router's routes ran under the outer route's
+  // policy ('*'), and a late router's POST under an earlier router's policy of its path.
+  const app = new Koa();
+  const cors = createCors(BASE, { logger: quiet });
+  const inner = new Router();
+  inner.get('/api/admin', cors.route(APP), answers('inner /api/admin'));
+  const outer = new Router();
+  outer.all('/api/{*rest}', cors.route(OPEN), inner.routes() as never);
+  app.use(cors).use(outer.routes());
+  t.throws(() => cors.mirror(app), { code: 'CORS_MOUNT_UNSEEN', message: /router\.use\(\)/ });
+
+  const sealed = new Koa();
+  const sealedCors = createCors(BASE, { logger: quiet });
+  const early = new Router();
+  early.get('/account', sealedCors.route(OPEN), answers('early /account'));
+  sealed.use(sealedCors).use(early.routes());
+  sealedCors.mirror(sealed);
+  const late = new Router();
+  late.post('/account', sealedCors.route(APP), answers('late /account'));
+  t.throws(() => sealed.use(late.routes()), { code: 'CORS_ROUTES_SEALED' });
+  t.doesNotThrow(() => sealed.use(async (_ctx, next) => next()), 'other middleware is still welcome');
+});

@@ -146,8 +146,8 @@ function mirrorKoa(core: CorsCore, instance: unknown): KoaRoutes {
   }
   const routers: KoaRouter[] = [];
   for (const middleware of stack) {
-    const router = (middleware as { router?: KoaRouter }).router;
-    if (router !== undefined && Array.isArray(router.stack)) {
+    const router = routerOf(middleware);
+    if (router !== undefined) {
       if (!routers.includes(router)) routers.push(router);
     } else if ((middleware as { name?: string }).name === 'mount' || (middleware as { name?: string }).name === 'mountedApp') {
       throw new RouteRegistrationError(
@@ -171,6 +171,7 @@ function mirrorKoa(core: CorsCore, instance: unknown): KoaRoutes {
     matchers.push({ router, match: matchSharedWith(router), exclusive: exclusiveOf(router) });
     refuseLateRoutes(core, router);
   }
+  refuseLateRouters(core, instance as { use(middleware: unknown): unknown });
   // A router bound to a host (as `if (!host)` in matchHost() reads the option) runs only for
   // requests to it: its routes decide no other host's requests, which a later router may take.
   const hostBound = routers.some((router) => Boolean(router.host));
@@ -308,6 +309,16 @@ function registerLayers(core: CorsCore, router: KoaRouter, tables: Map<KoaLayer,
   };
   const routes: { route: KoaLayer; key: RegExp }[] = [];
   for (const layer of router.stack) {
+    if (layer.methods.length > 0 && layer.stack.some((handler) => routerOf(handler) !== undefined)) {
+      // @koa/router runs it for the route's requests, yet it is no nested router: its routes go unread.
+      throw new RouteRegistrationError(
+        'CORS_MOUNT_UNSEEN',
+        `${core.source}.mirror()`,
+        layer.path,
+        "is a route whose handler is a router's routes(), whose routes cannot be read from a route's handlers",
+        "nest the router with router.use() (router.use('/api', inner.routes())) instead",
+      );
+    }
     if (layer.methods.length > 0) routes.push({ route: layer, key: keyOf(layer.regexp) });
     else if (layer.stack.some((handler) => handler[ROUTE_OPTIONS] !== undefined)) {
       refuseMarkerOutsideRoute(core.source, `router.use('${layer.path || '/'}')`, KOA_MARKER_EXAMPLE);
@@ -349,6 +360,31 @@ function register(core: CorsCore, { key, route, method, options }: KoaDeclaratio
 }
 
 /** After the mirror, a route registered on `router` throws where it is declared: it would have no policy. */
+/** After the mirror, a router app.use()d throws where it is used: its routes would have no policy, or an earlier router's. */
+function refuseLateRouters(core: CorsCore, app: { use(middleware: unknown): unknown }): void {
+  const use = app.use;
+  Object.assign(app, {
+    use(this: unknown, middleware: unknown) {
+      if (routerOf(middleware) !== undefined) {
+        throw new RouteRegistrationError(
+          'CORS_ROUTES_SEALED',
+          `${core.source}: a router's routes()`,
+          'the Koa application',
+          'comes after the first request (or mirror()) read the routes',
+          'declare every route before the server starts serving',
+        );
+      }
+      return use.call(this, middleware);
+    },
+  });
+}
+
+/** The router behind a router.routes() middleware, which carries it as `.router`. */
+function routerOf(middleware: unknown): KoaRouter | undefined {
+  const router = (middleware as { router?: KoaRouter } | null)?.router;
+  return router !== undefined && Array.isArray(router.stack) ? router : undefined;
+}
+
 function refuseLateRoutes(core: CorsCore, router: KoaRouter): void {
   Object.assign(router, {
     register: (path: unknown) => {
