@@ -47,6 +47,18 @@ async function served(listener: Parameters<typeof serve>[0]): Promise<Send> {
   };
 }
 
+/** `app`'s answers to requests of /things, asked of hono directly, as `served()` asks a server. */
+function servedByHono(app: Hono): Send {
+  return async (method, headers = {}) => {
+    const response = await app.fetch(new Request('http://api.test/things', { method, headers }));
+    return {
+      status: response.status,
+      headers: corsHeadersOf({ status: response.status, headers: Object.fromEntries(response.headers), body: '' }),
+      body: await response.text(),
+    };
+  };
+}
+
 function expressApp(express: typeof express5): Start {
   return async (order) => {
     const app = express();
@@ -115,14 +127,7 @@ const honoApp: Start = async (order) => {
     named();
   }
   cors.mirror();
-  return async (method, headers = {}) => {
-    const response = await app.fetch(new Request('http://api.test/things', { method, headers }));
-    return {
-      status: response.status,
-      headers: corsHeadersOf({ status: response.status, headers: Object.fromEntries(response.headers), body: '' }),
-      body: await response.text(),
-    };
-  };
+  return servedByHono(app);
 };
 
 const FRAMEWORKS: Record<string, Start> = {
@@ -230,14 +235,7 @@ const ANSWERING_EVERY_METHOD: Record<string, () => Promise<Send>> = {
     const cors = createHonoCors(app, BASE, { logger: quiet });
     app.use(cors);
     app.all('/things', cors.route(APP), (c) => c.text(`ran all for ${c.req.method}`));
-    return async (method, headers = {}) => {
-      const response = await app.fetch(new Request('http://api.test/things', { method, headers }));
-      return {
-        status: response.status,
-        headers: corsHeadersOf({ status: response.status, headers: Object.fromEntries(response.headers), body: '' }),
-        body: await response.text(),
-      };
-    };
+    return servedByHono(app);
   },
 };
 
