@@ -57,6 +57,13 @@ export interface RestInitContext {
    * none matches. For pre-router steps: it answers once the application serves.
    */
   matchRoute(method: string, url: string): RouteInfo | undefined;
+  /**
+   * The `Allow` the application answers a 405 on `url` with: every method a route serves there,
+   * in registration order, HEAD right after GET, OPTIONS last (docs/CONTRACT.md, section 3);
+   * `undefined` where no route matches. For a step that answers OPTIONS itself, so that both say
+   * one list. It answers once the application serves.
+   */
+  allowOn(url: string): string | undefined;
 }
 
 export interface RestApplicationOptions {
@@ -75,9 +82,10 @@ export class RestApplication {
   readonly #definitions: readonly RouteDefinition[];
   #routes: readonly { method: string; path: string }[] | undefined;
 
-  private constructor(table: RouteTable, routes: readonly RouteDefinition[], steps: Steps, logger: Logger) {
+  private constructor(table: RouteTable, routes: readonly RouteDefinition[], steps: Steps, served: Served, logger: Logger) {
     this.#definitions = routes;
-    const { match, serve } = buildDispatcher(table, routes, logger);
+    const { match, serve, allowOn } = buildDispatcher(table, routes, logger);
+    served.allowOn = allowOn;
     // Steps run in order, the route last; a step that throws or rejects answers 500 like a handler
     // (the try sits in each step's own closure: no closure more per request).
     const routed = steps.route.reduceRight<(req: IncomingMessage, res: ServerResponse, found: RouteMatch | null) => void>(
@@ -128,14 +136,15 @@ export class RestApplication {
     const steps: Steps = { preRouter: [], route: [] };
     // Filled once every hook has run; pre-router steps ask it through matchRoute().
     const table = new RouteTable();
+    const served: Served = {};
     for (const node of tree.nodes) {
       const own = collectControllerRoutes(tree, node);
       routes.push(...own);
       for (const { hook, from } of tree.initHooksFor(node)) {
-        await hook.onInit(initContext({ tree, node, own, all: routes, steps, from, table }));
+        await hook.onInit(initContext({ tree, node, own, all: routes, steps, from, table, served }));
       }
     }
-    return new RestApplication(table, routes, steps, options.logger ?? console);
+    return new RestApplication(table, routes, steps, served, options.logger ?? console);
   }
 
   listen(port: number, host?: string): Promise<AddressInfo> {
@@ -154,6 +163,11 @@ export class RestApplication {
       this.server.closeIdleConnections();
     });
   }
+}
+
+/** What the dispatcher answers with, filled once it is built: init hooks' steps ask it while serving. */
+interface Served {
+  allowOn?: (url: string) => string | undefined;
 }
 
 interface Steps {
@@ -176,9 +190,10 @@ interface InitScope {
   /** The module whose hook it is. */
   readonly from: RestModuleNode;
   readonly table: RouteTable;
+  readonly served: Served;
 }
 
-function initContext({ tree, node, own, all, steps, from, table }: InitScope): RestInitContext {
+function initContext({ tree, node, own, all, steps, from, table, served }: InitScope): RestInitContext {
   const source = `init hook of ${from.name}`;
   // Read once, shared by every route the hook adds (an OPTIONS twin per path, say).
   let providers: readonly Provider[] | undefined;
@@ -206,6 +221,7 @@ function initContext({ tree, node, own, all, steps, from, table }: InitScope): R
       steps.route.push(step);
     },
     matchRoute: (method, url) => table.match(method, url)?.store.definition,
+    allowOn: (url) => served.allowOn?.(url),
   };
 }
 
@@ -214,6 +230,8 @@ interface Dispatcher {
   match(req: IncomingMessage): RouteMatch | null;
   /** Runs the route `match()` found, or answers through a route on paths, a 404 or a 405. */
   serve(req: IncomingMessage, res: ServerResponse, found: RouteMatch | null): void;
+  /** The `Allow` of a 405 on `url`; `undefined` where no route matches it (a 404). */
+  allowOn(url: string): string | undefined;
 }
 
 /** The router with every route compiled, and the 404 / 405 / 500 answers. */
@@ -287,7 +305,7 @@ function buildDispatcher(table: RouteTable, routes: readonly RouteDefinition[], 
     if (found !== null) run = found.store.run;
     else {
       const through = onPath(req.method ?? '', url);
-      if (through === undefined) return answerMiss(table, methods, onPaths.keys(), onPath, req, res);
+      if (through === undefined) return answerMiss(allowOn(url), res);
       run = through.on.run;
       found = through.found;
     }
@@ -306,7 +324,8 @@ function buildDispatcher(table: RouteTable, routes: readonly RouteDefinition[], 
       settle(req, res, result, logger);
     }
   };
-  return { match, serve };
+  const allowOn = (url: string) => allowedOn(table, methods, onPaths.keys(), onPath, url);
+  return { match, serve, allowOn };
 }
 
 function settle(req: IncomingMessage, res: ServerResponse, value: unknown, logger: Logger): void {
@@ -325,15 +344,20 @@ function sendResult(res: ServerResponse, value: unknown): void {
 }
 
 /** 405 with `Allow` when the path exists under other methods (RFC 9110 15.5.6), else 404. */
-function answerMiss(
+function answerMiss(allow: string | undefined, res: ServerResponse): void {
+  if (allow === undefined) return sendStatus(res, 404, 'Not Found');
+  res.setHeader('Allow', allow);
+  sendStatus(res, 405, 'Method Not Allowed');
+}
+
+/** The methods routes serve on `url`, as `Allow` lists them; `undefined` where none does. */
+function allowedOn(
   table: RouteTable,
   methods: ReadonlySet<HttpMethod>,
   onPathMethods: Iterable<string>,
   onPath: (method: string, url: string) => { on: { rank: number } } | undefined,
-  req: IncomingMessage,
-  res: ServerResponse,
-): void {
-  const url = req.url ?? '/';
+  url: string,
+): string | undefined {
   const found = new Map<string, number>();
   for (const method of methods) {
     const route = table.find(method, url);
@@ -350,9 +374,7 @@ function answerMiss(
   // HEAD is answered wherever GET is (see the dispatcher), with the GET route's rank.
   const get = found.get('GET');
   if (get !== undefined && !found.has('HEAD')) found.set('HEAD', get);
-  if (found.size === 0) return sendStatus(res, 404, 'Not Found');
-  res.setHeader('Allow', allowHeader(found));
-  sendStatus(res, 405, 'Method Not Allowed');
+  return found.size === 0 ? undefined : allowHeader(found);
 }
 
 /**

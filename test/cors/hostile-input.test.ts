@@ -111,8 +111,6 @@ const headerLists: [string, string][] = [
   ['a non-token byte', 'x-ok,x@evil'],
   ['a quote', 'x-ok,"x"'],
   ['commas only', ',,,'],
-  ['an empty element', 'x-a,,x-b'],
-  ['a trailing comma', 'x-a,'],
   ['bytes outside ASCII', 'x-\u00e9t\u00e9'],
   ['a header-injection attempt', 'x-a\u0000Set-Cookie: a=b'],
 ];

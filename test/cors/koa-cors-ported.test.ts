@@ -39,6 +39,11 @@
  *  8. On an error answer @koa/cors appends 'Origin' to the error's own `Vary` ('Accept-Encoding,
  *     Origin'); ours keeps the engine's field first ('Origin, Accept-Encoding'), as on the
  *     actual responses of a dynamic policy, and adds nothing under '*' (difference 1).
+ *  9. Their page origin is `http://koajs.com`; here it is `https://koajs.com`, because a plain http
+ *     origin with credentials is refused (CORS_INSECURE_ORIGIN: whoever is on that page's network
+ *     path could use the grant). `privateNetworkAccess` with the default '*' is refused too
+ *     (CORS_PRIVATE_NETWORK_TO_EVERY_ORIGIN: every public site could reach the private server), so
+ *     their private-network cases run with the page's origin listed.
  *
  * Not ported:
  *  - 'options.secureContext=true' (2 cases) and 'options.secureContext=false' (1 case): no such
@@ -60,7 +65,7 @@ import { createCors, type CorsOptions, type KoaContext, type KoaCors } from '@li
 
 import { type Answer, captureLogger, serve, type TestServer } from '../helpers/http.js';
 
-const KOAJS = 'http://koajs.com';
+const KOAJS = 'https://koajs.com';
 const quiet = { warn: () => {}, error: () => {} };
 
 /** The handler of their application. */
@@ -156,7 +161,7 @@ t.test('default options', async (t) => {
   isFooBar(t, answer, 'GET under *');
   t.equal(answer.headers.vary, undefined, 'no Vary: Origin under *');
   // Where the answer depends on the origin, every response says so, without Origin too.
-  const dynamic = await appWith(t, { origin: [KOAJS, 'http://other.koajs.com'] });
+  const dynamic = await appWith(t, { origin: [KOAJS, 'https://other.koajs.com'] });
   for (const headers of [{ Origin: KOAJS }, { Origin: 'https://stranger.example' }, {}] as Record<string, string>[]) {
     answer = await dynamic.send('GET', '/', headers);
     isFooBar(t, answer, `GET under a list, ${JSON.stringify(headers)}`);
@@ -548,7 +553,8 @@ for (const [upstream, errorVary, underAny, underDynamic] of [
 
 for (const allowPrivateNetwork of [false, true]) {
   t.test(`options.privateNetworkAccess = ${allowPrivateNetwork} -> allowPrivateNetwork`, async (t) => {
-    const server = await appWith(t, { allowPrivateNetwork });
+    // Listed: with '*' (their default) the private network would be open to every site (difference 9).
+    const server = await appWith(t, { origin: KOAJS, allowPrivateNetwork });
 
     // koajs/cors test/cors.test.js: 'options.privateNetworkAccess=false should not set `Access-Control-Allow-Private-Network` on not OPTIONS'
     // koajs/cors test/cors.test.js: 'options.privateNetworkAccess=true should not set `Access-Control-Allow-Private-Network` on not OPTIONS'
@@ -560,7 +566,7 @@ for (const allowPrivateNetwork of [false, true]) {
     // koajs/cors test/cors.test.js: 'options.privateNetworkAccess=true should not set `Access-Control-Allow-Private-Network` if `Access-Control-Request-Private-Network` not exist on OPTIONS'
     answer = await server.send('OPTIONS', '/', preflight('PUT'));
     t.equal(answer.status, 204);
-    t.equal(answer.headers['access-control-allow-origin'], '*', 'granted');
+    t.equal(answer.headers['access-control-allow-origin'], KOAJS, 'granted');
     t.equal(answer.headers['access-control-allow-private-network'], undefined);
     // Rule C: the answer names the request header it depended on.
     const vary = allowPrivateNetwork ? 'Access-Control-Request-Headers, Access-Control-Request-Private-Network' : 'Access-Control-Request-Headers';
@@ -590,7 +596,7 @@ t.test("options.origin = '*' with credentials: refused at start-up, never an ech
     code: 'CORS_WILDCARD_WITH_CREDENTIALS',
   });
   // With the origins listed, a listed origin gets its grant and a stranger gets none.
-  const server = await appWith(t, { origin: [KOAJS, 'http://other.koajs.com'], allowCredentials: true });
+  const server = await appWith(t, { origin: [KOAJS, 'https://other.koajs.com'], allowCredentials: true });
   let answer = await server.send('GET', '/', { Origin: KOAJS });
   isFooBar(t, answer, 'listed');
   t.same(pick(answer, ['access-control-allow-origin', 'access-control-allow-credentials', 'vary']), {

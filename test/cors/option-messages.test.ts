@@ -175,6 +175,18 @@ const MESSAGES: [string, unknown, string, string][] = [
     "createCors(): CorsOptions.exposedHeaders = \"*\" together with allowCredentials: true is read by browsers as a header literally named '*'. Fix: list the header names, e.g. exposedHeaders: ['Content-Range']",
   ],
   [
+    'private network under the default origin',
+    { allowPrivateNetwork: true },
+    'CORS_PRIVATE_NETWORK_TO_EVERY_ORIGIN',
+    "createCors(): CorsOptions.origin = \"*\" (the default, as no origin is set) together with allowPrivateNetwork: true lets every public web site reach this private-network server from its visitors' browsers. Fix: list the origins that may reach it, e.g. origin: ['https://app.example.com']; or leave allowPrivateNetwork out",
+  ],
+  [
+    'credentials for a plain http origin',
+    { origin: ['https://a.example', 'http://b.example'], allowCredentials: true },
+    'CORS_INSECURE_ORIGIN',
+    "createCors(): CorsOptions.origin[1] = \"http://b.example\" is plain http, and with allowCredentials: true anyone on that page's network path can inject script into it and read your users' data with their cookies. Fix: serve the page over https and write 'https://b.example'; if it can only be plain http, add dangerouslyAllowInsecureOrigins: true",
+  ],
+  [
     'one header name as a string (allowedHeaders)',
     { allowedHeaders: 'Content-Type' },
     'CORS_INVALID_NAME_LIST',
@@ -346,13 +358,13 @@ const MESSAGES: [string, unknown, string, string][] = [
     'a misspelled field',
     { orgin: 'https://a.example' },
     'CORS_UNKNOWN_OPTION',
-    'createCors(): CorsOptions.orgin = "https://a.example" is not a CORS option. Fix: did you mean origin? The fields are origin, allowedMethods, allowedHeaders, exposedHeaders, allowCredentials, maxAge, allowPrivateNetwork, preflightContinue, optionsSuccessStatus, originTimeout, originCache',
+    'createCors(): CorsOptions.orgin = "https://a.example" is not a CORS option. Fix: did you mean origin? The fields are origin, allowedMethods, allowedHeaders, exposedHeaders, allowCredentials, maxAge, allowPrivateNetwork, dangerouslyAllowInsecureOrigins, preflightContinue, optionsSuccessStatus, originTimeout, originCache',
   ],
   [
     'a field nothing like ours',
     { timeoutMs: 5 },
     'CORS_UNKNOWN_OPTION',
-    'createCors(): CorsOptions.timeoutMs = 5 is not a CORS option. Fix: remove it (the cors package ignores names it does not know, so it never took effect), or use one of origin, allowedMethods, allowedHeaders, exposedHeaders, allowCredentials, maxAge, allowPrivateNetwork, preflightContinue, optionsSuccessStatus, originTimeout, originCache',
+    'createCors(): CorsOptions.timeoutMs = 5 is not a CORS option. Fix: remove it (the cors package ignores names it does not know, so it never took effect), or use one of origin, allowedMethods, allowedHeaders, exposedHeaders, allowCredentials, maxAge, allowPrivateNetwork, dangerouslyAllowInsecureOrigins, preflightContinue, optionsSuccessStatus, originTimeout, originCache',
   ],
   [
     'a response header written as an option (issue 31 corpus)',

@@ -13,7 +13,7 @@ import { createCors, type CorsOptions } from '@lib/cors/standalone';
 import { fakeExchange } from '../helpers/fake-http.js';
 
 const LISTED: CorsOptions = { origin: ['https://a.test', 'https://b.test'] };
-const PRIVATE: CorsOptions = { origin: '*', allowPrivateNetwork: true };
+const PRIVATE: CorsOptions = { origin: ['https://a.test', 'https://b.test'], allowPrivateNetwork: true };
 const FIXED_HEADERS: CorsOptions = { allowedHeaders: ['x-fixed'] };
 
 const build = () =>

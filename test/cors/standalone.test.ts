@@ -202,7 +202,7 @@ t.test('optionsSuccessStatus sets the status of answered preflights only', async
 
 t.test('private network access is granted only when allowed and asked for', async (t) => {
   const ask = { Origin: 'https://a.test', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Private-Network': 'true' };
-  const open = createCors({ allowPrivateNetwork: true, allowedHeaders: ['X-A'] }).route('GET', '/');
+  const open = createCors({ origin: 'https://a.test', allowPrivateNetwork: true, allowedHeaders: ['X-A'] }).route('GET', '/');
   const closed = createCors().route('GET', '/');
   const server = await serve((req, res) => (req.headers.host?.startsWith('localhost') ? closed : open).handle(req, res, () => echoApp(req, res)));
   t.teardown(server.close);

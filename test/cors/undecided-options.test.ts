@@ -15,15 +15,17 @@ import { fakeExchange } from '../helpers/fake-http.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 
+// The '*' policies say allowPrivateNetwork: false, as they must over the 'private network' base:
+// every origin may not reach a private network (CORS_PRIVATE_NETWORK_TO_EVERY_ORIGIN).
 const POLICIES: Record<string, CorsOptions> = {
-  any: { origin: '*' },
+  any: { origin: '*', allowPrivateNetwork: false },
   fixed: { origin: 'https://a.test', allowCredentials: true, maxAge: 60 },
   listed: { origin: ['https://a.test', 'https://b.test'], allowCredentials: true },
   none: { origin: false },
   function: { origin: (origin) => origin === 'https://b.test' },
-  'fixed headers': { origin: '*', allowedHeaders: ['x-a'], exposedHeaders: ['x-e'] },
+  'fixed headers': { origin: '*', allowPrivateNetwork: false, allowedHeaders: ['x-a'], exposedHeaders: ['x-e'] },
   'private network': { origin: 'https://a.test', allowPrivateNetwork: true },
-  'status 200, continue': { origin: '*', optionsSuccessStatus: 200, preflightContinue: true },
+  'status 200, continue': { origin: '*', allowPrivateNetwork: false, optionsSuccessStatus: 200, preflightContinue: true },
   'status 200': { origin: 'https://b.test', optionsSuccessStatus: 200, allowedMethods: ['GET', 'PATCH'] },
 };
 const NAMES = Object.keys(POLICIES);

@@ -27,8 +27,8 @@ export const MAX_REQUEST_HEADER_NAMES = 64;
 
 // RFC 9110 5.6.1: #token with OWS around each element, at most MAX_REQUEST_HEADER_NAMES
 // elements, the bound counted by the regex itself in its one pass. Linear: a tchar can never be
-// a space or a comma, so the engine never has to choose where a name ends. Empty elements
-// (",,") are refused: browsers never send them.
+// a space or a comma, so the engine never has to choose where a name ends. This is the list as
+// browsers send it; one with empty elements takes the slower path of reflectableHeaderList().
 const TOKEN_LIST = new RegExp(`^${OWS}${TCHARS}${OWS}(?:,${OWS}${TCHARS}${OWS}){0,${MAX_REQUEST_HEADER_NAMES - 1}}$`);
 
 export function isHttpToken(value: string): boolean {
@@ -59,9 +59,43 @@ export function isHostLabels(value: string): boolean {
 }
 
 /**
- * Whether an Access-Control-Request-Headers value may be reflected as it is: at most 4 KiB,
- * at most 64 names, each a token. The length is checked before anything is scanned.
+ * What of an Access-Control-Request-Headers value may be reflected: the value itself when it is
+ * at most 4 KiB of at most 64 names, each a token; the same list without its empty elements
+ * (RFC 9110 5.6.1: a recipient ignores them; proxies that merge header lines leave them) when
+ * that is the only fault; `undefined` otherwise, and for a list with no name at all. The length
+ * is checked before anything is scanned, so the slower path is bounded too.
  */
-export function isReflectableHeaderList(value: string): boolean {
-  return value.length <= MAX_REQUEST_HEADERS_LENGTH && TOKEN_LIST.test(value);
+export function reflectableHeaderList(value: string): string | undefined {
+  if (value.length > MAX_REQUEST_HEADERS_LENGTH) return undefined;
+  return TOKEN_LIST.test(value) ? value : withoutEmptyElements(value);
+}
+
+/** tchar (above), by character code. */
+const IS_TCHAR = new Uint8Array(128);
+for (const char of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") IS_TCHAR[char.charCodeAt(0)] = 1;
+
+const isOws = (code: number): boolean => code === 0x20 || code === 0x09;
+
+/**
+ * `#token` with empty elements allowed, read once from left to right (no regular expression, so
+ * the work is the length of the list): its names joined by commas, or `undefined` where a name is
+ * no token, there are more than MAX_REQUEST_HEADER_NAMES, or none at all.
+ */
+function withoutEmptyElements(value: string): string | undefined {
+  const names: string[] = [];
+  let at = 0;
+  while (at <= value.length) {
+    while (at < value.length && isOws(value.charCodeAt(at))) at++;
+    const start = at;
+    while (at < value.length && IS_TCHAR[value.charCodeAt(at)] === 1) at++;
+    const end = at;
+    while (at < value.length && isOws(value.charCodeAt(at))) at++;
+    if (at < value.length && value.charCodeAt(at) !== 0x2c) return undefined;
+    if (end > start) {
+      if (names.length === MAX_REQUEST_HEADER_NAMES) return undefined;
+      names.push(value.slice(start, end));
+    }
+    at++;
+  }
+  return names.length === 0 ? undefined : names.join(',');
 }

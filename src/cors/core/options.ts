@@ -36,6 +36,12 @@ export class CorsOptions<Req = IncomingMessage> {
   maxAge?: number;
   /** Answer `Access-Control-Request-Private-Network: true` with a grant. Default `false`. */
   allowPrivateNetwork?: boolean;
+  /**
+   * Accept plain `http://` origins (other than loopback ones) together with `allowCredentials` or
+   * `allowPrivateNetwork`, which are refused without it: anyone on such a page's network path can
+   * inject script into it. Default `false`.
+   */
+  dangerouslyAllowInsecureOrigins?: boolean;
   /** Hand preflights to the next handler after setting the headers. Default `false`. */
   preflightContinue?: boolean;
   /** Status of an answered preflight, 200-299. Default 204. */
@@ -68,6 +74,7 @@ export const CORS_OPTION_FIELDS = [
   'allowCredentials',
   'maxAge',
   'allowPrivateNetwork',
+  'dangerouslyAllowInsecureOrigins',
   'preflightContinue',
   'optionsSuccessStatus',
   'originTimeout',
@@ -131,6 +138,8 @@ export function normalisedOptions<Req>(options: CorsOptions<Req>): CorsOptions<R
     if (names !== undefined) normalised[field] = names === '*' ? '*' : Object.freeze([...new Set(names)]);
   }
   if (options.maxAge !== undefined) normalised.maxAge = options.maxAge;
+  // Read back only where it was set: an opt-in a reviewer should see where it is used.
+  if (options.dangerouslyAllowInsecureOrigins === true) normalised.dangerouslyAllowInsecureOrigins = true;
   if (typeof options.origin === 'function') {
     normalised.originTimeout = options.originTimeout ?? DEFAULT_ORIGIN_TIMEOUT;
     // checkOriginCache()'s defaults, for a cache given without them.

@@ -242,6 +242,24 @@ function serializedOriginMistake(value: string): { problem: string; fix: string 
   return undefined;
 }
 
+/**
+ * The `http://` origins and patterns of an origin option (loopback hosts excepted: a dev server
+ * is plain http, and no one else is on its network path), each with the field that holds it and
+ * its https form. RegExps and functions are not read: what they admit cannot be listed.
+ */
+export function insecureOrigins(value: OriginOption<never> | undefined): { field: string; value: string; secure: string }[] {
+  const entries = Array.isArray(value) ? value : [value];
+  const found: { field: string; value: string; secure: string }[] = [];
+  entries.forEach((entry, index) => {
+    // One origin or pattern: a string other checks refuse (a list in one string, a path) is theirs to report.
+    if (typeof entry !== 'string' || !/^http:\/\/[^\s,/]+$/.test(entry)) return;
+    const host = entry.slice('http://'.length).replace(/:[0-9]*$/, '');
+    if (isLoopbackHost(host)) return;
+    found.push({ field: Array.isArray(value) ? `origin[${index}]` : 'origin', value: entry, secure: `https://${entry.slice('http://'.length)}` });
+  });
+  return found;
+}
+
 /** localhost, its sub-domains, 127.0.0.0/8 and [::1]: where dev servers listen, over http. */
 function isLoopbackHost(host: string): boolean {
   const name = host.toLowerCase();

@@ -1,5 +1,5 @@
 /** The per-path header tables: each answer of a path computed once, from its policy and methods, and shared between paths alike. */
-import { isReflectableHeaderList } from './http-grammar.js';
+import { reflectableHeaderList } from './http-grammar.js';
 import type { CorsPolicy } from './policy.js';
 
 /**
@@ -178,8 +178,15 @@ export function methodAloneTable(decider: PathTable, method: string | undefined)
  * methods in its `Allow`: those other paths matching the same URL serve.
  */
 export function withMoreAllowed(optionsTable: PathTable, more: readonly string[]): PathTable {
-  return madeOnce(allowingTables, optionsTable, more.join(','), () => {
-    const allow = allowList([...optionsTable.allow.split(', ').filter((method) => method !== 'OPTIONS'), ...more]);
+  return withAllow(optionsTable, allowList([...optionsTable.allow.split(', ').filter((method) => method !== 'OPTIONS'), ...more]));
+}
+
+/**
+ * `optionsTable` answering a plain OPTIONS with `allow` as its `Allow`: where the host's router
+ * serves the URL with methods of routes the engine does not cover, the list it gives a 405.
+ */
+export function withAllow(optionsTable: PathTable, allow: string): PathTable {
+  return madeOnce(allowingTables, optionsTable, allow, () => {
     const optionsAnswer = [...optionsTable.actualAnswer, 'Allow', allow];
     // Its preflights (one asking for OPTIONS itself) are those of any method on such a URL: that method alone.
     const preflights = methodAloneTable(optionsTable, 'OPTIONS');
@@ -297,23 +304,18 @@ function grantedPreflightAnew(table: PathTable, allowedOrigin: string, requested
   const status = table.preflightRefusal.status;
   if (!table.varyOnOrigin && !asksPrivateNetwork && table.reflectRequestHeaders && typeof requestedHeaders === 'string') {
     const last = table.lastReflected;
-    if (requestedHeaders === '' || !isReflectableHeaderList(requestedHeaders)) return { status, headers: table.preflightGranted };
-    const answer = { status, headers: [...table.preflightGranted, 'Access-Control-Allow-Headers', requestedHeaders] };
+    const reflected = requestedHeaders === '' ? undefined : reflectableHeaderList(requestedHeaders);
+    if (reflected === undefined) return { status, headers: table.preflightGranted };
+    const answer = { status, headers: [...table.preflightGranted, 'Access-Control-Allow-Headers', reflected] };
     last.requestedHeaders = requestedHeaders;
     last.answer = answer;
     return answer;
   }
   const headers = table.preflightGranted.slice();
   if (table.varyOnOrigin) headers.push('Access-Control-Allow-Origin', allowedOrigin);
-  if (
-    table.reflectRequestHeaders &&
-    requestedHeaders !== undefined &&
-    requestedHeaders !== null &&
-    requestedHeaders !== '' &&
-    isReflectableHeaderList(requestedHeaders)
-  ) {
-    headers.push('Access-Control-Allow-Headers', requestedHeaders);
-  }
+  const reflected =
+    table.reflectRequestHeaders && typeof requestedHeaders === 'string' && requestedHeaders !== '' ? reflectableHeaderList(requestedHeaders) : undefined;
+  if (reflected !== undefined) headers.push('Access-Control-Allow-Headers', reflected);
   if (asksPrivateNetwork && table.policy.allowPrivateNetwork) headers.push('Access-Control-Allow-Private-Network', 'true');
   return { status, headers };
 }

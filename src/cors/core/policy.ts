@@ -5,7 +5,7 @@
 import { codeLiteral, CorsOptionsError, OptionProblems, type CorsOptionProblem } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { faultReporter } from './line-limit.js';
-import { compileOriginMatcher, type OriginMatcher, strangersGranted } from './origin-matcher.js';
+import { compileOriginMatcher, insecureOrigins, type OriginMatcher, strangersGranted } from './origin-matcher.js';
 import {
   CORS_OPTION_FIELDS,
   DEFAULT_ORIGIN_CACHE,
@@ -216,6 +216,32 @@ function compileFields(options: AnyCorsOptions, context: PolicyContext, problems
     }
   }
 
+  const allowPrivateNetwork = checkBoolean(options.allowPrivateNetwork, 'allowPrivateNetwork', problems);
+  const insecureTolerated = checkBoolean(options.dangerouslyAllowInsecureOrigins, 'dangerouslyAllowInsecureOrigins', problems);
+  if (allowPrivateNetwork && (origin.kind === 'any' || options.origin === true)) {
+    problems.report(
+      'CORS_PRIVATE_NETWORK_TO_EVERY_ORIGIN',
+      'origin',
+      options.origin ?? '*',
+      `${options.origin === undefined ? '(the default, as no origin is set) ' : ''}together with allowPrivateNetwork: true lets every public web site ` +
+        "reach this private-network server from its visitors' browsers",
+      "list the origins that may reach it, e.g. origin: ['https://app.example.com']; or leave allowPrivateNetwork out",
+    );
+  }
+  if ((allowCredentials || allowPrivateNetwork) && !insecureTolerated) {
+    const over = allowCredentials ? 'allowCredentials: true' : 'allowPrivateNetwork: true';
+    for (const { field, value, secure } of insecureOrigins(options.origin)) {
+      problems.report(
+        'CORS_INSECURE_ORIGIN',
+        field,
+        value,
+        `is plain http, and with ${over} anyone on that page's network path can inject script into it and ` +
+          (allowCredentials ? "read your users' data with their cookies" : 'reach this private-network server'),
+        `serve the page over https and write ${codeLiteral(secure)}; if it can only be plain http, add dangerouslyAllowInsecureOrigins: true`,
+      );
+    }
+  }
+
   const maxAge = checkWholeNumber(options.maxAge, 'maxAge', problems, 0, Number.MAX_SAFE_INTEGER, {
     problem: 'is not a whole number of seconds >= 0',
     fix: 'use e.g. 600 (ten minutes); browsers cap it (Chromium at 7200)',
@@ -239,7 +265,7 @@ function compileFields(options: AnyCorsOptions, context: PolicyContext, problems
     exposedHeaders,
     allowCredentials,
     maxAge: maxAge === undefined ? undefined : String(maxAge),
-    allowPrivateNetwork: checkBoolean(options.allowPrivateNetwork, 'allowPrivateNetwork', problems),
+    allowPrivateNetwork,
     preflightContinue: checkBoolean(options.preflightContinue, 'preflightContinue', problems),
     optionsSuccessStatus: status ?? 204,
   });

@@ -19,8 +19,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { CorsCore, findMyWayKey, oneMethodList, type TableRef } from '../core/cors-core.js';
 import { routingMethod, tableOfMethod } from '../core/decision.js';
-import { labelText, type RouteLabel } from '../core/errors.js';
-import type { PathTable } from '../core/path-table.js';
+import { CorsOptionsError, labelText, OptionProblems, type RouteLabel } from '../core/errors.js';
+import { type PathTable, withAllow } from '../core/path-table.js';
 import { SharedUrls } from '../core/route-overlaps.js';
 import type { PathLookup } from '../core/route-tree.js';
 import { CorsOptions, mergeCorsOptions, type AnyCorsOptions, type CorsLogger } from '../core/options.js';
@@ -30,7 +30,7 @@ import { readNodeHeader, respond } from '../entry/node.js';
 import { endEmpty } from '../entry/node-writer.js';
 import { CorsService } from './cors-service.js';
 import { layerCorsOptions } from './layers.js';
-import { ApplicationCors, type TableOnUrl } from './application-cors.js';
+import { ApplicationCors, type ModuleCors, type TableOnUrl } from './application-cors.js';
 import { CORS_DEBUG, CORS_LOGGER, CORS_MODULE_OPTIONS } from './tokens.js';
 
 /**
@@ -62,10 +62,11 @@ class CorsInitHook implements InitHook<RestInitContext> {
       // The host's router finds a request's route, the route its table: no second tree of the paths.
       core.lookUpWith(hostLookup(context, this.application.tables, this.application.methods));
       this.application.tableOnUrl = urlTables(context, this.application.tables, this.application.methods);
-      context.addRouteStep(routeStep(core, this.application.tables, this.application.tableOnUrl));
+      this.application.matchRoute = context.matchRoute;
+      context.addRouteStep(routeStep(core, context, this.application.tables, this.application.tableOnUrl));
     }
     core.knowPolicy(baseOptions, basePolicy);
-    this.application.firstModuleOptions ??= baseOptions;
+    const module: ModuleCors = { options: baseOptions };
 
     const credentialed = credentialedPaths(context.routes);
     const wildcardCookieRoutes: string[] = [];
@@ -77,7 +78,7 @@ class CorsInitHook implements InitHook<RestInitContext> {
     const asGiven = (options: AnyCorsOptions): AnyCorsOptions => options;
     // Routes without options of their own share one options source per finish: not a closure each.
     const shared = new Map<typeof asGiven, ReturnType<ApplicationCors['routeOptions']>>();
-    const { tables, methods } = this.application;
+    const { tables, modules, methods } = this.application;
     // Labels are made only for an error message: two functions a controller, not a string a route.
     const labels = new Map<Class | undefined, { plain: RouteLabel; credentialed: RouteLabel }>();
     const labelsOf = (controller: Class | undefined) => {
@@ -116,10 +117,11 @@ class CorsInitHook implements InitHook<RestInitContext> {
       }
       let optionsSource = layer === undefined ? shared.get(finish) : undefined;
       if (optionsSource === undefined) {
-        optionsSource = this.application.routeOptions(baseOptions, layer, finish);
+        optionsSource = this.application.routeOptions(module, layer, finish);
         if (layer === undefined) shared.set(finish, optionsSource);
       }
       tables.set(route, core.routeMatchedElsewhere(findMyWayKey, oneMethodList(route.method), route.path, optionsSource, source));
+      modules.set(route, module);
       if (!methods.includes(route.method)) methods.push(route.method);
       paths.add(route.path);
       if (route.method === 'OPTIONS') explicitOptions.add(route.path);
@@ -138,19 +140,21 @@ class CorsInitHook implements InitHook<RestInitContext> {
     const tableOnUrl = this.application.tableOnUrl!;
     for (const path of explicitOptions) paths.delete(path);
     // Listed as routes (the specification's twins), served through each path's own routes.
-    if (paths.size > 0) context.addRouteOnPaths('OPTIONS', paths, (ctx) => respondToOptions(engine, tableOnUrl, ctx.rawReq, ctx.rawRes));
+    if (paths.size > 0) context.addRouteOnPaths('OPTIONS', paths, (ctx) => respondToOptions(engine, context, tableOnUrl, ctx.rawReq, ctx.rawRes));
   }
 }
 
 /**
- * The engine's lookup through the host's router: the route the request's method runs, else (a
- * preflight, or a method the path lacks) a route of any method the modules' routes have, as the
- * path's table answers for every method; `undefined` where the path is no importing module's.
+ * The engine's lookup through the host's router: the route `method` runs (a preflight's, the
+ * one it asks for), else, where no route serves the method there, a route of any method the
+ * modules' routes have, as the path's table answers for every method; `undefined` where the path
+ * is no importing module's, and where the route that runs `method` is another module's: a
+ * module without CorsModule gets no CORS answer, and no grant for its routes.
  */
 function hostLookup(context: RestInitContext, tables: ReadonlyMap<RouteInfo, TableRef>, methods: readonly string[]): PathLookup {
   return (url, method) => {
-    const own = method === undefined ? undefined : tableOfRoute(context, tables, method, url);
-    if (own !== undefined) return own;
+    const route = method === undefined ? undefined : context.matchRoute(method, url);
+    if (route !== undefined) return tables.get(route)?.table;
     for (const other of methods) {
       if (other === method) continue;
       const table = tableOfRoute(context, tables, other, url);
@@ -177,7 +181,7 @@ function urlTables(context: RestInitContext, tables: ReadonlyMap<RouteInfo, Tabl
  * table, with no lookup of the engine's own; only where it is no importing module's (a preflight,
  * a method the path lacks) does the engine look through the path's other routes.
  */
-function routeStep(core: CorsCore, tables: ReadonlyMap<RouteInfo, TableRef>, tableOnUrl: TableOnUrl): RouteStep {
+function routeStep(core: CorsCore, context: RestInitContext, tables: ReadonlyMap<RouteInfo, TableRef>, tableOnUrl: TableOnUrl): RouteStep {
   let sealed = false;
   return (req, res, route, next) => {
     // Sealing drops what registration needed; the engine's own lookup would have done it here.
@@ -185,8 +189,12 @@ function routeStep(core: CorsCore, tables: ReadonlyMap<RouteInfo, TableRef>, tab
       core.seal();
       sealed = true;
     }
-    const ref = route === undefined ? undefined : tables.get(route);
-    if (ref !== undefined) return respond(core, ref.table, req, res, next);
+    if (route !== undefined) {
+      const ref = tables.get(route);
+      // A route of a module that does not import CorsModule: whatever covered path shares its URL,
+      // the route that runs decides, and it asked for no CORS.
+      return ref === undefined ? next() : respond(core, ref.table, req, res, next);
+    }
     // The router has just shown that the request's own method leads to no table here, so the
     // engine asks for the path's routes of the other methods; a preflight, for the route of the
     // method it asks for first (on a URL two paths share, that may be another path's).
@@ -196,20 +204,35 @@ function routeStep(core: CorsCore, tables: ReadonlyMap<RouteInfo, TableRef>, tab
     const table = core.lookup(url, method === 'OPTIONS' ? undefined : method);
     if (table === undefined) return next();
     // An OPTIONS request on a URL that routes of several paths match is answered as that URL's.
-    respond(core, method === undefined ? table : tableOnUrl(table, method, url), req, res, next);
+    respond(
+      core,
+      method === undefined ? table : method === 'OPTIONS' ? hostAllowed(context, tableOnUrl(table, method, url), url) : tableOnUrl(table, method, url),
+      req,
+      res,
+      next,
+    );
   };
+}
+
+/**
+ * `table` answering a plain OPTIONS with the `Allow` the host gives a 405 on `url`: one list,
+ * whichever answers, where routes of modules without CorsModule serve the URL too.
+ */
+function hostAllowed(context: RestInitContext, table: PathTable, url: string): PathTable {
+  const allow = context.allowOn(url);
+  return allow === undefined || allow === table.allow ? table : withAllow(table, allow);
 }
 
 /**
  * Answers OPTIONS on a covered path as its generated twin: `Allow` and an empty success. Reached
  * only when the engine hands the request on (a preflight with `preflightContinue`).
  */
-function respondToOptions(core: CorsCore, tableOnUrl: TableOnUrl, req: IncomingMessage, res: ServerResponse): void {
+function respondToOptions(core: CorsCore, context: RestInitContext, tableOnUrl: TableOnUrl, req: IncomingMessage, res: ServerResponse): void {
   const url = req.url ?? '/';
   const table = core.lookup(url);
   if (table === undefined) return endEmpty(res, 404);
   // Every method the URL is served with, as a plain OPTIONS there is answered.
-  res.setHeader('Allow', tableOnUrl(table, 'OPTIONS', url).allow);
+  res.setHeader('Allow', hostAllowed(context, tableOnUrl(table, 'OPTIONS', url), url).allow);
   if (req.headers.origin === undefined || req.headers['access-control-request-method'] === undefined) return endEmpty(res, 204);
   // A preflight's status is that of the policy that decided it, found as routeStep() found it.
   const method = routingMethod('OPTIONS', req, readNodeHeader);
@@ -260,6 +283,18 @@ function routeOptions(route: RouteInfo, source: string): AnyCorsOptions | undefi
 // biome-ignore lint/complexity/noStaticOnlyClass: a module is a decorated class, imported by name (the specification's API)
 export class CorsModule {
   static withOpts(options: CorsOptions): DynamicModule {
+    // A missing configuration section (withOpts(config.cors)) must not serve the defaults ('*').
+    if (options === undefined || options === null) {
+      const problems = new OptionProblems('CorsModule.withOpts()');
+      problems.report(
+        'CORS_OPTIONS_NOT_OBJECT',
+        '(options)',
+        options,
+        'is not an options object (a configuration section that is not set?), and would serve the defaults: every origin',
+        "pass the options, e.g. CorsModule.withOpts({ origin: ['https://app.example.com'] }); or import CorsModule itself for the defaults",
+      );
+      throw CorsOptionsError.of('CorsModule.withOpts()', problems.list);
+    }
     return { module: CorsModule, providersPerMod: [{ token: CORS_MODULE_OPTIONS, useValue: options }] };
   }
 }

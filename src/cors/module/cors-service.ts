@@ -36,22 +36,23 @@ export class CorsService {
   }
 
   /**
-   * Replaces the CORS options of the application while it serves: they stand in for every
-   * module's `withOpts()` options, and route-level options keep merging over them. Validated in
-   * full first (the routes' merged options too): on any error it throws and nothing changes.
-   * Requests are answered wholly under the old options or wholly under the new.
+   * Replaces the `withOpts()` options of the module whose route serves the current request (the
+   * module of this controller); every other module that imports CorsModule keeps its own, and
+   * route-level options keep merging over them. Validated in full first (the routes' merged
+   * options too): on any error it throws and nothing changes. Requests are answered wholly under
+   * the old options or wholly under the new.
    */
   reconfigure(options: CorsOptions): void {
-    this.application.reconfigure(options);
+    this.application.reconfigure(options, this.ctx.rawReq);
   }
 
   /**
-   * The options in force, normalised: those reconfigure() gave last, else the first importing
-   * module's `withOpts()` options. allowCredentials is left out where they leave it unset (rule D
-   * decides it then), so that `reconfigure(options())` changes nothing.
+   * The options in force for this controller's module, normalised: those reconfigure() gave it
+   * last, else its `withOpts()` options. allowCredentials is left out where they leave it unset
+   * (rule D decides it then), so that `reconfigure(options())` changes nothing.
    */
   options(): CorsOptions {
-    return this.application.options();
+    return this.application.options(this.ctx.rawReq);
   }
 
   /** Debug mode on or off for the whole application while it serves (docs/diagnostics.md). */
