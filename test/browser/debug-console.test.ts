@@ -58,8 +58,8 @@ const quiet = { warn: () => {}, error: () => {} };
 // names a second origin no page has, so the policies are of the dynamic kind (docs/CONTRACT.md,
 // section 2: a refused origin gets no Access-Control-Allow-Origin). /account is /items with
 // credentials granted to the app's reads too.
-const READER = 'http://reader.test';
-const OPS = 'http://ops.test';
+const READER = 'https://reader.test';
+const OPS = 'https://ops.test';
 const cors = createCors({}, { debug: false, logger: quiet })
   .route('GET', '/items', { origin: [ORIGINS.app, READER], allowedHeaders: ['X-A'] })
   .route('DELETE', '/items', { origin: [ORIGINS.admin, OPS], allowCredentials: true })
