@@ -6,13 +6,16 @@ import { readFileSync } from 'node:fs';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 
+import KoaRouter from '@koa/router';
 import express from 'express';
 import Fastify from 'fastify';
+import Koa from 'koa';
 import Router from 'find-my-way';
 import t from 'tap';
 
 import { CorsService } from '@lib/cors';
 import { createCors as createExpressCors } from '@lib/cors/express';
+import { createCors as createKoaCors } from '@lib/cors/koa';
 import { fastifyCors } from '@lib/cors/fastify';
 import {
   CorsOptionsError,
@@ -104,11 +107,15 @@ const MISTAKES: Record<string, () => unknown> = {
     return createExpressCors().mirror(app);
   },
   CORS_MARKER_OUTSIDE_ROUTE: () => {
-    const app = express();
-    const cors = createExpressCors();
+    const app = new Koa();
+    const cors = createKoaCors();
+    const router = new KoaRouter();
+    router.get('/internal/report', (ctx) => {
+      ctx.body = 'report';
+    });
     app.use(cors);
-    app.use('/internal', cors.route({ origin: false }));
-    app.get('/internal/report', (_req, res) => void res.send('report'));
+    app.use(cors.route({ origin: false }));
+    app.use(router.routes());
     return cors.mirror(app);
   },
   CORS_ROUTE_BEFORE_PLUGIN: async () => {

@@ -84,7 +84,7 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     );
   });
 
-  t.test(`${name}: a route of .get() and .all() runs HEAD as GET, under GET's cors.route()`, async (t) => {
+  t.test(`${name}: a route of .get() and .all() answers GET and HEAD under what both layers allow, as either may run`, async (t) => {
     const app = express();
     const cors = createCors(P0, { logger: quiet });
     app.use(cors);
@@ -93,7 +93,8 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     const send = await served(t, app);
     const head = await send('HEAD', '/doc', { Origin: P1.origin });
     t.equal(head.ran, 'get layer');
-    t.same([head.allowOrigin, head.allowCredentials], [P2.origin, undefined], "GET's policy, not the credentialed one of .all()");
+    // The .all() layer runs for GET too where the .get() layer calls next(): what both allow (rule F), nothing.
+    t.same([head.allowOrigin, head.allowCredentials], [undefined, undefined], 'not the credentialed grant of .all()');
     const post = await send('POST', '/doc', { Origin: P1.origin });
     t.same([post.ran, post.allowOrigin, post.allowCredentials], ['all layer', P1.origin, 'true']);
   });
@@ -104,10 +105,12 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     first.use(firstCors);
     first.route('/a').all(firstCors.route(P2), ran('all /a'));
     first.purge('/a', firstCors.route(P1), ran('PURGE /a'));
-    t.throws(
-      () => firstCors.mirror(first),
-      { code: 'CORS_ROUTE_CONFLICT' },
-      'Express runs route.all() for PURGE: the PURGE route under other options never does',
+    const sendFirst = await served(t, first);
+    const purged = await sendFirst('PURGE', '/a', { Origin: P1.origin });
+    t.same(
+      [purged.ran, purged.allowOrigin, purged.allowCredentials],
+      ['all /a', undefined, undefined],
+      "Express runs route.all() for PURGE: what both routes allow, not the PURGE route's credentials",
     );
 
     const app = express();
@@ -146,7 +149,8 @@ for (const [name, express] of Object.entries(VERSIONS)) {
       app.get('/api/admin', cors.route(P1), ran('GET /api/admin'));
       app.get('/v1/:page', cors.route(P2), ran('GET /v1/:page'));
       app.get('/api', cors.route(P2), ran('GET /api'));
-      app.get(/.*/, cors.route(P2), ran('catch-all'));
+      // A trap for a wrong reading of the path: it matches none of the paths asked below.
+      app.get(/^(?!\/api\/admin$|\/api$|\/v1\/).*/, cors.route(P2), ran('catch-all'));
       cors.mirror(app);
       const send = await served(t, app);
       const how = mounted ? "app.use('/api', cors)" : 'app.use(cors)';
@@ -176,7 +180,7 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     const send = await served(t, app);
     t.same(await send('GET', '/api/a', { Origin: P2.origin }), { status: 200, ran: 'GET /api/a', allowOrigin: P2.origin, allowCredentials: undefined });
     const asset = await send('GET', '/assets/x', { Origin: P2.origin });
-    t.same([asset.status, asset.ran, asset.allowOrigin], [200, 'connect /assets', undefined], 'its answer is no route: not covered');
+    t.same([asset.status, asset.ran, asset.allowOrigin], [200, 'connect /assets', P0.origin], "its answer is no route's: the middleware's options");
   });
 
   t.test(`${name}: an application mounted in another, with its own middleware, is answered under its own routes' policies`, async (t) => {
@@ -204,8 +208,8 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     express().use('/:version', patterned);
     t.throws(
       () => patternedCors.mirror(patterned),
-      { code: 'CORS_MOUNT_UNSEEN', message: /:version/ },
-      'the middleware mounted at a pattern in an application mounted at one: refused, as neither mount can be told',
+      { code: 'CORS_MOUNT_UNSEEN', message: /a pattern the middleware is mounted at/ },
+      'the middleware mounted at a pattern: refused, as the URL the application routes cannot be told',
     );
   });
 
@@ -233,7 +237,8 @@ for (const [name, express] of Object.entries(VERSIONS)) {
       const cors = createCors(P0, { logger: quiet });
       app.use(cors);
       app.get('/x', cors.route(P2), ran('inner /x'));
-      app.all(/.*/, cors.route(P1), ran('inner catch-all'));
+      // A trap for a path read with the mount path left on: it does not match /x itself.
+      app.all(/^(?!\/x$).*/, cors.route(P1), ran('inner catch-all'));
       return { app, cors };
     };
     const mirroredFirst = inner();
@@ -271,7 +276,7 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     t.same(captured.errors, [], 'nothing logged');
   });
 
-  t.test(`${name}: after mirror(), a router mounted in an array is refused, and a connect application is not`, async (t) => {
+  t.test(`${name}: after mirror(), routers and applications are mounted by Express as ever`, async (t) => {
     const app = express();
     const cors = createCors(P0, { logger: quiet });
     app.use(cors);
@@ -282,8 +287,12 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     cors.mirror(app);
     const late = express.Router();
     late.get('/c', ran('c'));
-    t.throws(() => api.use('/late', [late]), { code: 'CORS_ROUTES_SEALED' });
+    // Nothing of Express was replaced: its own use() and route() mount and declare as ever.
+    const { use, route } = api;
+    t.doesNotThrow(() => api.use('/late', [late]));
     t.doesNotThrow(() => app.use(connect()));
+    t.equal(api.use, use);
+    t.equal(api.route, route);
   });
 
   t.test(`${name}: a router given as a route's handler is refused: its routes cannot be read from there`, async (t) => {
@@ -302,7 +311,8 @@ for (const [name, express] of Object.entries(VERSIONS)) {
     const cors = createCors(P0, { logger: quiet });
     sub.use('/api', cors);
     sub.get('/api/items', cors.route(P2), ran('sub /api/items'));
-    sub.all(/.*/, cors.route(P1), ran('sub catch-all'));
+    // A trap for a path read wrong: it does not match /api/items itself.
+    sub.all(/^(?!\/api\/items$).*/, cors.route(P1), ran('sub catch-all'));
     cors.mirror(sub);
     parent.use('/a', sub);
     parent.use('/b', sub);

@@ -3,7 +3,8 @@
  * with @koa/router and hono (policyDeclarations() in entry/framework-routes.ts, and hono's mirror).
  * Each handler says which route ran; the policy applied must be that route's.
  * - Express and @koa/router run a GET route for HEAD too: the first of the two declared answers
- *   HEAD, and its policy goes out.
+ *   HEAD. @koa/router's policy is that route's; Express's entry point never predicts which of
+ *   them runs, and answers HEAD under what both allow (rule F): here, nothing.
  * - hono never runs a HEAD route: it answers HEAD with the GET route's answer, whatever the order.
  */
 import Router from '@koa/router';
@@ -99,13 +100,23 @@ const CALLER = 'https://caller.test';
 for (const [name, start] of Object.entries(FRAMEWORKS)) {
   t.test(`${name}: a GET route declared before a HEAD route answers HEAD, under its own policy`, async (t) => {
     const send = await start('GET first');
-    t.same(await send('HEAD', CALLER), { ran: 'GET', granted: READS.origin }, "the framework runs the GET route for HEAD, and the GET route's policy goes out");
+    if (name.startsWith('Express')) {
+      t.same(await send('HEAD', CALLER), { ran: 'GET', granted: undefined }, 'the framework runs the GET route for HEAD, under what both routes allow');
+    } else {
+      t.same(
+        await send('HEAD', CALLER),
+        { ran: 'GET', granted: READS.origin },
+        "the framework runs the GET route for HEAD, and the GET route's policy goes out",
+      );
+    }
     t.same(await send('GET', CALLER), { ran: 'GET', granted: READS.origin });
   });
 
   t.test(`${name}: a HEAD route declared before a GET route`, async (t) => {
     const send = await start('HEAD first');
-    if (name === 'hono') {
+    if (name.startsWith('Express')) {
+      t.same(await send('HEAD', CALLER), { ran: 'HEAD', granted: undefined }, 'the HEAD route answers HEAD, under what both routes allow');
+    } else if (name === 'hono') {
       t.same(await send('HEAD', CALLER), { ran: 'GET', granted: READS.origin }, 'hono answers HEAD with the GET route, whatever was declared for HEAD');
     } else {
       t.same(await send('HEAD', CALLER), { ran: 'HEAD', granted: HEADS.origin }, 'the HEAD route answers HEAD, under its policy');
@@ -114,39 +125,28 @@ for (const [name, start] of Object.entries(FRAMEWORKS)) {
   });
 }
 
-t.test('a route of every method declared before a HEAD route under other options runs HEAD itself: refused, as two routes of one method are', async (t) => {
-  const expressApp = (express: typeof express5) => {
-    const app = express();
-    const cors = createExpressCors(BASE, { logger: quiet });
+t.test(
+  'Koa: a route of every method declared before a HEAD route under other options runs HEAD itself: refused, as two routes of one method are',
+  async (t) => {
+    const app = new Koa();
+    const router = new Router();
+    const cors = createKoaCors(BASE, { logger: quiet });
+    router.all('/things', cors.route(READS), (ctx) => {
+      ctx.body = 'all';
+    });
+    router.head('/things', cors.route(HEADS), (ctx) => {
+      ctx.status = 200;
+    });
     app.use(cors);
-    app.all('/things', cors.route(READS), (_req, res) => void res.send('all'));
-    app.head('/things', cors.route(HEADS), (_req, res) => void res.end());
-    return () => cors.mirror(app);
-  };
-  t.throws(expressApp(express5), { code: 'CORS_ROUTE_CONFLICT' }, 'Express 5');
-  t.throws(expressApp(express4 as unknown as typeof express5), { code: 'CORS_ROUTE_CONFLICT' }, 'Express 4');
-  const app = new Koa();
-  const router = new Router();
-  const cors = createKoaCors(BASE, { logger: quiet });
-  router.all('/things', cors.route(READS), (ctx) => {
-    ctx.body = 'all';
-  });
-  router.head('/things', cors.route(HEADS), (ctx) => {
-    ctx.status = 200;
-  });
-  app.use(cors);
-  app.use(router.routes());
-  t.throws(() => cors.mirror(app), { code: 'CORS_ROUTE_CONFLICT' }, 'Koa: router.all() names HEAD too');
-});
+    app.use(router.routes());
+    t.throws(() => cors.mirror(app), { code: 'CORS_ROUTE_CONFLICT' }, 'Koa: router.all() names HEAD too');
+  },
+);
 
 t.test('a HEAD route that never answers HEAD still has its options checked at start-up', async (t) => {
   const bad = { origin: 42 } as never;
-  const app = express5();
   const expressCors = createExpressCors(BASE, { logger: quiet });
-  app.use(expressCors);
-  app.get('/things', expressCors.route(READS), (_req, res) => void res.send('read'));
-  app.head('/things', expressCors.route(bad), (_req, res) => void res.end());
-  t.throws(() => expressCors.mirror(app), { code: 'CORS_INVALID_ORIGIN_POLICY' }, 'Express: the GET route runs HEAD');
+  t.throws(() => expressCors.route(bad), { code: 'CORS_INVALID_ORIGIN_POLICY' }, 'Express: where cors.route() is called');
   const hono = new Hono();
   const honoCors = createHonoCors(hono, BASE, { logger: quiet });
   hono.use(honoCors);

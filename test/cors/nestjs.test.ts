@@ -8,7 +8,6 @@
  */
 import 'reflect-metadata';
 
-import { METHODS } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import {
@@ -189,7 +188,13 @@ for (const [platform, start] of Object.entries(PLATFORMS)) {
     ] as const) {
       const unknown = await send(method, '/nowhere', headers);
       t.equal(unknown.status, 404, `${method} on a path no route has: Nest's 404`);
-      t.same(corsHeadersOf(unknown), {}, `${method} on a path no route has: not covered`);
+      // Express's middleware answers 404s under its options, as `cors` does; a preflight there is not answered.
+      const covered = platform === 'platform-express' && method === 'GET';
+      t.same(
+        corsHeadersOf(unknown),
+        covered ? { 'access-control-allow-origin': ALLOWED, vary: 'Origin' } : {},
+        `${method} on a path no route has: ${covered ? "the middleware's options" : 'not covered'}`,
+      );
     }
   });
 }
@@ -279,19 +284,28 @@ t.test("platform-express: setGlobalPrefix() adds Nest's catch-all 404 route unde
   const unknown = await prefixed('GET', '/api/nowhere', { Origin: ALLOWED });
   t.equal(unknown.status, 404);
   t.equal(unknown.headers['access-control-allow-origin'], ALLOWED, "a path no controller has gets the grant, on Nest's 404");
-  const listed = (await prefixed('OPTIONS', '/api/items', preflightOf(ALLOWED, 'PUT'))).headers['access-control-allow-methods'] as string;
-  t.same(
-    listed.split(', ').sort(),
-    [...METHODS].sort(),
-    "a method the path has no route for is granted, by the catch-all's policy: router.all() runs every method node parses",
+  // The catch-all runs every method and decides nothing (it has no cors.route()): a preflight for a
+  // method no controller serves is answered with the methods the controllers serve, not with it.
+  t.equal(
+    (await prefixed('OPTIONS', '/api/items', preflightOf(ALLOWED, 'PUT'))).headers['access-control-allow-methods'],
+    'GET, HEAD, POST, DELETE, OPTIONS',
+    "a method the path has no route for is not listed: the catch-all's router.all() decides nothing",
   );
-  t.same(corsHeadersOf(await prefixed('GET', '/nowhere', { Origin: ALLOWED })), {}, 'outside the prefix, not covered');
+  t.same(
+    corsHeadersOf(await prefixed('GET', '/nowhere', { Origin: ALLOWED })),
+    { 'access-control-allow-origin': ALLOWED, vary: 'Origin' },
+    "outside the prefix, the middleware's options",
+  );
 
   // The same prefix through RouterModule: no catch-all route, paths and methods as declared.
   const routed = await expressApp(t, RoutedApiModule);
   const notFound = await routed('GET', '/api/nowhere', { Origin: ALLOWED });
   t.equal(notFound.status, 404);
-  t.same(corsHeadersOf(notFound), {}, 'RouterModule: a path no controller has is not covered');
+  t.same(
+    corsHeadersOf(notFound),
+    { 'access-control-allow-origin': ALLOWED, vary: 'Origin' },
+    "RouterModule: a path no controller has gets the middleware's options",
+  );
   t.equal(
     (await routed('OPTIONS', '/api/items', preflightOf(ALLOWED, 'PUT'))).headers['access-control-allow-methods'],
     'GET, HEAD, POST, DELETE, OPTIONS',

@@ -1,0 +1,136 @@
+/**
+ * Express, as issue 45 asks of it: the entry point reads Express's routes and changes nothing of
+ * Express, and no answer grants more than the route Express ran allows (rule F). The two
+ * credentialed grants an outside probe found in the previous design, each as it found them:
+ * - `app.all('/api/*', authenticate)` (Express's own documented pattern) ahead of routes with a
+ *   narrower cors.route(): every route below it was answered under the middleware's options;
+ * - `next('route')` from `GET /users/:id`, open to a partner, to `GET /users/admin`, closed: the
+ *   answer carried the first route's credentialed grant while the closed route ran.
+ */
+import express5 from 'express';
+import express4 from 'express4';
+import t from 'tap';
+
+import { createCors } from '@lib/cors/express';
+
+import { serve } from '../helpers/http.js';
+
+type Express = typeof express5;
+const VERSIONS: Record<string, { express: Express; wildcard: string }> = {
+  'Express 5': { express: express5, wildcard: '/api/*rest' },
+  'Express 4': { express: express4 as unknown as Express, wildcard: '/api/*' },
+};
+const quiet = { warn: () => {}, error: () => {} };
+const PARTNER = 'https://partner.test';
+const ADMIN = 'https://admin.test';
+/** Two origins a list: a policy of the dynamic kind grants only the origin asking, by name. */
+const PARTNERS = { origin: [PARTNER, 'https://partner-2.test'], allowCredentials: true };
+const ADMINS = { origin: [ADMIN, 'https://admin-2.test'], allowCredentials: true };
+
+const preflight = (origin: string, method: string) => ({ Origin: origin, 'Access-Control-Request-Method': method });
+
+for (const [name, { express, wildcard }] of Object.entries(VERSIONS)) {
+  t.test(`${name}: app.all() running authentication ahead of routes with their own cors.route() keeps their policies`, async (t) => {
+    const app = express();
+    const cors = createCors(PARTNERS, { logger: quiet });
+    app.use(cors);
+    app.all(wildcard, (req, _res, next) => next());
+    app.get('/api/admin', cors.route(ADMINS), (_req, res) => void res.send('admin data'));
+    app.put('/api/admin', cors.route(ADMINS), (_req, res) => void res.send('saved'));
+    app.get('/api/news', (_req, res) => void res.send('news'));
+    const server = await serve(app as never);
+    t.teardown(server.close);
+
+    const read = await server.send('GET', '/api/admin', { Origin: PARTNER });
+    t.equal(read.body, 'admin data', 'Express ran the admin route');
+    t.equal(read.headers['access-control-allow-origin'], undefined, "the partner does not read the admin route's data");
+    t.equal(
+      (await server.send('OPTIONS', '/api/admin', preflight(PARTNER, 'PUT'))).headers['access-control-allow-origin'],
+      undefined,
+      'nor is its PUT preflight granted',
+    );
+    const admin = await server.send('OPTIONS', '/api/admin', preflight(ADMIN, 'PUT'));
+    t.same(
+      [admin.headers['access-control-allow-origin'], admin.headers['access-control-allow-credentials']],
+      [ADMIN, 'true'],
+      "the route's own origin still is",
+    );
+    t.equal(
+      (await server.send('GET', '/api/news', { Origin: PARTNER })).headers['access-control-allow-origin'],
+      PARTNER,
+      "a route without cors.route() has the middleware's",
+    );
+  });
+
+  t.test(`${name}: next('route') to a closed route carries no grant of the route it left`, async (t) => {
+    const app = express();
+    const cors = createCors(ADMINS, { logger: quiet });
+    app.use(cors);
+    app.get('/users/:id', cors.route(PARTNERS), (req, res, next) => (req.params.id === 'admin' ? next('route') : void res.send('a user')));
+    app.get('/users/admin', cors.route({ origin: false }), (_req, res) => void res.send('the admin'));
+    const server = await serve(app as never);
+    t.teardown(server.close);
+
+    const user = await server.send('GET', '/users/7', { Origin: PARTNER });
+    t.same([user.body, user.headers['access-control-allow-origin']], ['a user', PARTNER], "a user's route is open to the partner");
+    const closed = await server.send('GET', '/users/admin', { Origin: PARTNER });
+    t.equal(closed.body, 'the admin', 'Express ran the closed route');
+    t.equal(closed.headers['access-control-allow-origin'], undefined, 'no grant');
+    t.equal(closed.headers['access-control-allow-credentials'], undefined);
+    const asked = await server.send('OPTIONS', '/users/admin', { ...preflight(PARTNER, 'GET'), 'Access-Control-Request-Headers': 'authorization' });
+    t.equal(asked.headers['access-control-allow-origin'], undefined, 'nor to its preflight');
+  });
+
+  t.test(`${name}: nothing of Express is added or replaced, by reading its routes or by serving`, async (t) => {
+    const app = express();
+    const cors = createCors(PARTNERS, { logger: quiet });
+    app.use(cors);
+    const api = express.Router();
+    api.get('/items/:id', cors.route(ADMINS), (_req, res) => void res.send('item'));
+    app.use('/api', api);
+    app.all(wildcard, (_req, _res, next) => next());
+    app.get('/open', (_req, res) => void res.send('open'));
+    const router = (app as unknown as { _router?: object; router?: object })._router ?? (app as unknown as { router: object }).router;
+    const layers = (router as { stack: object[] }).stack;
+    const watched: [string, object][] = [
+      ['the application', app],
+      ['its router', router],
+      ['the mounted router', api],
+      ['the Layer prototype', Object.getPrototypeOf(layers[0]!)],
+      ['the Route prototype', Object.getPrototypeOf((layers.find((layer) => 'route' in layer && layer.route) as { route: object }).route)],
+      ['the router prototype', Object.getPrototypeOf(router)],
+      ['express.application', express.application],
+      ['express.request', express.request],
+      ['express.response', express.response],
+      ...layers.map((layer, index): [string, object] => [`layer ${index}`, layer]),
+    ];
+    const before = watched.map(([, object]) => snapshot(object));
+    cors.mirror(app);
+    const server = await serve(app as never);
+    t.teardown(server.close);
+    for (const [method, path, headers] of [
+      ['GET', '/api/items/1', { Origin: ADMIN }],
+      ['OPTIONS', '/api/items/1', preflight(ADMIN, 'GET')],
+      ['GET', '/open', { Origin: PARTNER }],
+      ['OPTIONS', '/open', {}],
+      ['GET', '/nowhere', { Origin: PARTNER }],
+    ] as const) {
+      await server.send(method, path, headers);
+    }
+    watched.forEach(([what, object], index) => {
+      t.same(snapshot(object), before[index], `${what}: the same properties, the same functions`);
+    });
+  });
+}
+
+/**
+ * An object's own property names, each function-valued one with its function: what a patch would
+ * change. Other values are Express's own to change as it serves (Express 4 keeps a layer's last
+ * match on it).
+ */
+function snapshot(object: object): [string, unknown][] {
+  return Reflect.ownKeys(object).map((key) => {
+    const value = Object.getOwnPropertyDescriptor(object, key)?.value as unknown;
+    return [String(key), typeof value === 'function' ? value : 'a value'];
+  });
+}
