@@ -34,7 +34,7 @@ for (const [name, { express, wildcard }] of Object.entries(VERSIONS)) {
     const app = express();
     const cors = createCors(PARTNERS, { logger: quiet });
     app.use(cors);
-    app.all(wildcard, (req, _res, next) => next());
+    app.all(wildcard, (_req, _res, next) => next());
     app.get('/api/admin', cors.route(ADMINS), (_req, res) => void res.send('admin data'));
     app.put('/api/admin', cors.route(ADMINS), (_req, res) => void res.send('saved'));
     app.get('/api/news', (_req, res) => void res.send('news'));
@@ -132,5 +132,111 @@ function snapshot(object: object): [string, unknown][] {
   return Reflect.ownKeys(object).map((key) => {
     const value = Object.getOwnPropertyDescriptor(object, key)?.value as unknown;
     return [String(key), typeof value === 'function' ? value : 'a value'];
+  });
+}
+
+/**
+ * Found by an adversarial probe of this design (each gave a grant the route that ran does not
+ * allow): a marker in one router's use() widening another router's routes; the middleware mounted
+ * with a trailing slash, or under strict routing, reading another path than Express routes; an
+ * app.all() of one path that takes next but answers; a route added to a nested router after the
+ * first request; allowedMethods: '*' granting a method no route serves; a parameter Express
+ * cannot decode.
+ */
+for (const [name, { express, wildcard }] of Object.entries(VERSIONS)) {
+  const OPEN = { origin: '*', allowCredentials: false };
+  const evil = 'https://evil.test';
+  const open = async (app: ReturnType<Express>) => {
+    const server = await serve(app as never);
+    t.teardown(server.close);
+    return server;
+  };
+
+  t.test(`${name}: a marker in one router's use() gives its options to that router's routes only`, async (t) => {
+    const app = express();
+    const cors = createCors(ADMINS, { logger: quiet });
+    app.use(cors);
+    const pub = express.Router();
+    pub.use(cors.route(OPEN));
+    pub.get('/status', (_req, res) => void res.send('status'));
+    app.use(pub);
+    const admin = express.Router();
+    admin.delete('/users/:id', (_req, res) => void res.send('deleted'));
+    app.use('/admin', admin);
+    const server = await open(app);
+    t.equal((await server.send('GET', '/status', { Origin: evil })).headers['access-control-allow-origin'], '*', 'its own route');
+    t.equal(
+      (await server.send('OPTIONS', '/admin/users/7', preflight(evil, 'DELETE'))).headers['access-control-allow-origin'],
+      undefined,
+      "not another router's",
+    );
+    t.equal((await server.send('DELETE', '/admin/users/7', { Origin: evil })).headers['access-control-allow-origin'], undefined);
+  });
+
+  t.test(`${name}: mounted with a trailing slash, or under strict routing, the middleware reads the path Express routes`, async (t) => {
+    const trailing = express();
+    const trailingCors = createCors(ADMINS, { logger: quiet });
+    trailing.use('/api/', trailingCors);
+    trailing.get('/api/x', (_req, res) => void res.send('private x'));
+    trailing.all(wildcard, trailingCors.route(OPEN), (_req, res) => void res.send('open'));
+    const strict = express();
+    strict.set('strict routing', true);
+    const strictCors = createCors(ADMINS, { logger: quiet });
+    strict.use('/api', strictCors);
+    strict.get('/api/', strictCors.route(OPEN), (_req, res) => void res.send('open'));
+    strict.get('/api', (_req, res) => void res.send('private'));
+    for (const [how, app, path] of [
+      ["app.use('/api/', cors)", trailing, '/api/x'],
+      ['strict routing', strict, '/api'],
+    ] as const) {
+      const seen = await (await open(app)).send('GET', path, { Origin: evil });
+      t.match(seen.body, /private/, `${how}: ${path} ran a private route`);
+      t.equal(seen.headers['access-control-allow-origin'], undefined, `${how}: ${path} is not open`);
+    }
+  });
+
+  t.test(`${name}: an app.all() of one path whose handler takes next answers under the middleware's options`, async (t) => {
+    const app = express();
+    const cors = createCors(ADMINS, { logger: quiet });
+    app.use(cors);
+    app.all('/graphql', (_req, res, _next) => void res.send('secret'));
+    app.get(name === 'Express 5' ? '/*rest' : '*', cors.route(OPEN), (_req, res) => void res.send('spa'));
+    const server = await open(app);
+    const seen = await server.send('GET', '/graphql', { Origin: evil });
+    t.same([seen.body, seen.headers['access-control-allow-origin']], ['secret', undefined]);
+  });
+
+  t.test(`${name}: a route added to a nested router after the first request is read`, async (t) => {
+    const app = express();
+    const cors = createCors(ADMINS, { logger: quiet });
+    app.use(cors);
+    const admin = express.Router();
+    app.use('/api', admin);
+    app.put('/api/:id', cors.route(OPEN), (_req, res) => void res.send('open'));
+    const server = await open(app);
+    await server.send('GET', '/api/1', { Origin: evil });
+    admin.put('/secret', (_req, res) => void res.send('secret'));
+    t.equal((await server.send('OPTIONS', '/api/secret', preflight(evil, 'PUT'))).headers['access-control-allow-origin'], undefined);
+    t.equal((await server.send('PUT', '/api/secret', { Origin: evil })).headers['access-control-allow-origin'], undefined);
+  });
+
+  t.test(`${name}: a preflight for a method no route serves lists none, whatever a policy's allowedMethods`, async (t) => {
+    const app = express();
+    const cors = createCors(ADMINS, { logger: quiet });
+    app.use(cors);
+    app.get('/y', cors.route({ origin: '*', allowCredentials: false, allowedMethods: '*' }), (_req, res) => void res.send('y'));
+    const server = await open(app);
+    t.equal((await server.send('OPTIONS', '/y', preflight(evil, 'PATCH'))).headers['access-control-allow-methods'], undefined);
+  });
+
+  t.test(`${name}: a parameter Express cannot decode breaks nothing`, async (t) => {
+    const app = express();
+    const cors = createCors(ADMINS, { logger: quiet });
+    app.use(cors);
+    app.get('/users/:id', cors.route(OPEN), (_req, res) => void res.send('user'));
+    app.get('/health', (_req, res) => void res.send('ok'));
+    const server = await open(app);
+    t.not((await server.send('GET', '/users/%ZZ', { Origin: evil })).status, 500, 'Express answers it as it would');
+    t.equal((await server.send('GET', '/health', { Origin: ADMIN })).headers['access-control-allow-origin'], ADMIN);
   });
 }

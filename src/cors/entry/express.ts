@@ -15,8 +15,8 @@ import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS } from '../core/path-table.js';
 import { type MaybeMarked, markRoute, ROUTE_OPTIONS } from './framework-routes.js';
-import { type Candidate, CandidateCache, MarkersRun, type Next } from './markers.js';
-import { readNodeHeader } from './node.js';
+import { type Candidate, CandidateCache, MarkersRun } from './markers.js';
+import { type Next, readNodeHeader, respond } from './node.js';
 
 export * from './common-exports.js';
 export { setCorsCookie, type CookieOptions } from './credentials.js';
@@ -27,6 +27,9 @@ export type ExpressCorsSettings = Omit<CoreSettings, 'matching'>;
 interface ExpressApp {
   readonly _router?: ExpressRouter;
   readonly router?: ExpressRouter;
+  /** Set where the application is mounted in another (`parent.use(mountpath, app)`), as Express documents. */
+  readonly parent?: ExpressApp;
+  readonly mountpath?: unknown;
 }
 
 interface ExpressRouter {
@@ -87,7 +90,7 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
   const core = new CorsCore(options, { ...settings, source: settings.source ?? 'createCors() of @lib/cors/express' });
   const base = core.routeMatchedElsewhere({}, GLOBAL_METHODS, '*', undefined, 'createCors()');
   const run = new MarkersRun(core);
-  let read: { app: ExpressApp; router: ExpressRouter; layers: number; candidates: CandidateCache; mount: string } | undefined;
+  let read: { app: ExpressApp; routers: readonly ExpressRouter[]; size: number; candidates: CandidateCache; mount: string | undefined } | undefined;
 
   const readApp = (instance: unknown) => {
     const app = instance as ExpressApp | null | undefined;
@@ -96,44 +99,50 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
       const fix = 'app.use() the middleware on the Express application, before its routes';
       throw new RouteRegistrationError('CORS_NOT_A_ROUTER', `${core.source}.mirror()`, instance, 'is not an Express application with routes', fix);
     }
-    const mount = mountOf(router, middleware, '') ?? '';
-    if (mount.startsWith('<') || /[:*?+()[\]{}]/.test(mount)) {
-      const fix = 'use the middleware at the top of the application (app.use(cors)), or mount it at a plain path';
-      throw new RouteRegistrationError(
-        'CORS_MOUNT_UNSEEN',
-        `${core.source}.mirror()`,
-        mount,
-        'is a pattern the middleware is mounted at: which URL the application routes cannot be told',
-        fix,
-      );
-    }
-    const nodes = readStack(core, run, router.stack, '');
-    read = { app: app!, router, layers: router.stack.length, candidates: new CandidateCache((path, visit) => walk(nodes, path, visit)), mount };
+    const routers: ExpressRouter[] = [];
+    const nodes = readStack(core, run, router, '', routers);
+    const candidates = new CandidateCache((path, visit) => walk(nodes, path, visit, false));
+    read = { app: app!, routers, size: sizeOf(routers), candidates, mount: ownMount(core, router, middleware) };
     return read;
   };
 
   const middleware = function expressCors(req: IncomingMessage, res: ServerResponse, next: Next): void {
     const served = (req as { app?: ExpressApp }).app;
+    // Used twice on the request's way (app.use(cors), then router.use(cors)), the first use answers.
+    if (run.answered(req)) return next();
     let seen = read;
-    // Read at the first request, and again where routes were declared at the top since.
+    // Read at the first request, and again where routers or routes were added since.
     if (seen === undefined) seen = readApp(served);
-    else if (seen.router.stack.length !== seen.layers) seen = readApp(seen.app);
+    else if (sizeOf(seen.routers) !== seen.size) seen = readApp(seen.app);
     // An application called as a plain function leaves its req.app behind: one that does not use
     // this middleware is no second user of it.
     if (served !== undefined && served !== seen.app && holdsMiddleware(served, middleware)) {
       faultReporter(core.logger)(`${core.source}: one middleware serves two Express applications; give each its own createCors()`);
       return next();
     }
-    const pathname = routedPath(seen.mount + (req.url ?? '/'));
+    const url = urlInApplication(req, seen.app, seen.mount);
+    const pathname = url === undefined ? undefined : routedPath(url);
     if (pathname === undefined) return next();
     const method = routingMethod(req.method, req, readNodeHeader);
     const candidates = seen.candidates.of(pathname);
-    run.answer(req, res, next, classify(req.method, readNodeHeader(req, 'origin'), method !== req.method), method, candidates, base);
+    const table = run.answer(
+      req,
+      classify(req.method, readNodeHeader(req, 'origin'), readNodeHeader(req, 'access-control-request-method') !== undefined),
+      method,
+      candidates,
+      base,
+    );
+    if (table === undefined) return next();
+    respond(core, table, req, res, next);
   } as ExpressCors;
   middleware.route = (routeOptions) => {
     // Checked now, as the route is declared; its table is made when the routes are read.
     core.checkRoute(GLOBAL_METHODS, '(cors.route())', routeOptions, 'cors.route()');
-    const marker = (req: IncomingMessage, res: ServerResponse, next: Next) => run.narrow(marker, req, res, next, routeOptions);
+    const marker = (req: IncomingMessage, res: ServerResponse, next: Next) => {
+      const narrowed = run.narrow(marker, routeOptions, req, res);
+      if (narrowed === undefined) next();
+      else respond(core, narrowed, req, res, next);
+    };
     return markRoute(marker, routeOptions);
   };
   Object.assign(middleware, controlsOf<CorsOptions<IncomingMessage>>(core));
@@ -164,9 +173,10 @@ function routedPath(url: string): string | undefined {
 }
 
 /** The nodes of a router's stack, each marker's table made; `prefix` names routes in errors. */
-function readStack(core: CorsCore, run: MarkersRun, stack: readonly ExpressLayer[], prefix: string): Node[] {
+function readStack(core: CorsCore, run: MarkersRun, router: ExpressRouter, prefix: string, routers: ExpressRouter[]): Node[] {
+  routers.push(router);
   const nodes: Node[] = [];
-  for (const layer of stack) {
+  for (const layer of router.stack) {
     const route = layer.route;
     if (route !== undefined) {
       const path = prefix + String(route.path);
@@ -183,11 +193,12 @@ function readStack(core: CorsCore, run: MarkersRun, stack: readonly ExpressLayer
       }
       const methods = methodTables(core, run, route, path);
       nodes.push({ kind: 'route', matches: matcherOf(layer), methods, passesOn: passesOn(route, methods) });
+      routers.push(route as unknown as ExpressRouter);
     } else if (isRouter(layer.handle)) {
       nodes.push({
         kind: 'mount',
         rest: restOf(layer),
-        nodes: readStack(core, run, (layer.handle as unknown as ExpressRouter).stack, prefix + mountName(layer)),
+        nodes: readStack(core, run, layer.handle as unknown as ExpressRouter, prefix + mountName(layer), routers),
       });
     } else if (layer.name === 'mounted_app') {
       const fix = 'mount an express.Router() there instead, or give the mounted application its own @lib/cors/express middleware';
@@ -208,13 +219,15 @@ function readStack(core: CorsCore, run: MarkersRun, stack: readonly ExpressLayer
 
 /** Each method of `route` with the tables of the markers Express runs for it (route.all()'s included). */
 /**
- * A route of every method with no marker whose last handler takes `next`
- * (`app.all('/api/*', authenticate)`): middleware in all but name, which decides nothing. One whose
- * handler cannot hand the request on (`(req, res) => ...`) answers under the middleware's options.
+ * A route of every method over a wildcard, with no marker, whose last handler takes `next`
+ * (`app.all('/api/*', authenticate)`): middleware in all but name, which decides nothing. Any other
+ * (`(req, res) => ...`, or one path) answers under the middleware's options.
  */
 function passesOn(route: ExpressRoute, methods: MethodTables): boolean {
   const last = route.stack.at(-1)?.handle;
-  return servesEveryMethod(route) && [...methods.values()].every((refs) => refs === undefined) && last !== undefined && last.length >= 3;
+  // Only over a wildcard (`/api/*`): an app.all() of one path that takes next (a GraphQL or proxy handler) answers.
+  const overPaths = typeof route.path === 'string' && /\*|\(\.\*\)/.test(route.path);
+  return overPaths && servesEveryMethod(route) && [...methods.values()].every((refs) => refs === undefined) && last !== undefined && last.length >= 3;
 }
 
 /** route.all() says `_all`; app.all() names every method node parses. */
@@ -253,15 +266,19 @@ const expressRouteLabel = (methods: readonly string[], path: string): string =>
  * matched whole, a mount or marker matched as a prefix (and its nodes then with the rest of the
  * path, as Express strips it). Express's own compiled patterns decide; none is run for its effects.
  */
-function walk(nodes: readonly Node[], path: string, visit: (candidate: Candidate) => void): void {
+function walk(nodes: readonly Node[], path: string, visit: (candidate: Candidate) => void, marked: boolean): void {
+  // A marker mounted in this router gives its options to the routes after it here and below, not to another router's.
+  let underMarker = marked;
   for (const node of nodes) {
     if (node.kind === 'route') {
-      if (node.matches(path)) visit({ kind: 'route', methods: node.methods, passesOn: node.passesOn });
+      if (node.matches(path)) visit({ kind: 'route', methods: node.methods, passesOn: node.passesOn, underMarker });
     } else {
       const rest = node.rest(path);
       if (rest === undefined) continue;
-      if (node.kind === 'marker') visit({ kind: 'marker', ref: node.ref });
-      else walk(node.nodes, rest, visit);
+      if (node.kind === 'marker') {
+        visit({ kind: 'marker', ref: node.ref });
+        underMarker = true;
+      } else walk(node.nodes, rest, visit, underMarker);
     }
   }
 }
@@ -269,7 +286,8 @@ function walk(nodes: readonly Node[], path: string, visit: (candidate: Candidate
 /** Whether a layer's route pattern matches the whole of `path`. */
 function matcherOf(layer: ExpressLayer): (path: string) => boolean {
   const matchers = layer.matchers;
-  if (matchers !== undefined) return (path) => matchers.some((match) => match(path) !== false);
+  // A pattern whose parameters cannot be decoded (`%ZZ`) throws: taken as a match, so that it narrows.
+  if (matchers !== undefined) return (path) => matchers.some((match) => matchesOrThrows(match, path));
   const regexp = layer.regexp!;
   // A copy: a user's RegExp path may carry lastIndex state, which the router's own must keep.
   const own = new RegExp(regexp.source, regexp.flags.replace(/[gy]/g, ''));
@@ -283,7 +301,13 @@ function restOf(layer: ExpressLayer): (path: string) => string | undefined {
     if (layer.slash === true || layer.regexp?.fast_slash === true) return '';
     if (!express4) {
       for (const match of layer.matchers!) {
-        const found = match(path);
+        let found: false | { readonly path: string };
+        try {
+          found = match(path);
+        } catch {
+          // Express answers such a path with an error: no route of this mount runs.
+          return undefined;
+        }
         if (found !== false) return found.path;
       }
       return undefined;
@@ -300,6 +324,95 @@ function restOf(layer: ExpressLayer): (path: string) => string | undefined {
     const rest = path.slice(prefix.length);
     return rest.startsWith('/') ? rest : `/${rest}`;
   };
+}
+
+/** Whether `match` matches `path`, or throws trying (a parameter it cannot decode). */
+function matchesOrThrows(match: (path: string) => unknown, path: string): boolean {
+  try {
+    return match(path) !== false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Where the middleware is mounted in the application (app.use('/api', cors): '/api'; '' at its
+ * top), read once; `undefined` where it is not found in the routers (called from a function).
+ * Mounted at a pattern, or used at two places, which URL the application routes cannot be told.
+ */
+function ownMount(core: CorsCore, router: ExpressRouter, middleware: unknown): string | undefined {
+  const mounts: string[] = [];
+  const find = (within: ExpressRouter, prefix: string) => {
+    for (const layer of within.stack) {
+      if (layer.route !== undefined) continue;
+      if (layer.handle === middleware) mounts.push(prefix + mountName(layer));
+      else if (isRouter(layer.handle)) find(layer.handle as unknown as ExpressRouter, prefix + mountName(layer));
+    }
+  };
+  find(router, '');
+  const [mount] = mounts;
+  const pattern = mount !== undefined && (mount.startsWith('<') || /[:*?+()[\]{}]/.test(mount));
+  if (mounts.length > 1 || pattern) {
+    const fix = 'use the middleware once, at the top of the application (app.use(cors)), or mounted at a plain path';
+    const problem = pattern ? 'is a pattern the middleware is mounted at' : 'holds the middleware twice';
+    throw new RouteRegistrationError(
+      'CORS_MOUNT_UNSEEN',
+      `${core.source}.mirror()`,
+      mounts.map((at) => at || '/').join(', '),
+      `${problem}: which URL the application routes cannot be told`,
+      fix,
+    );
+  }
+  return mount?.endsWith('/') ? mount.slice(0, -1) : mount;
+}
+
+/**
+ * The URL the application routes, for the middleware mounted in it at `mount`: `mount` and
+ * `req.url` (less the `/` Express puts in a stripped `req.url` where the URL ended at the mount
+ * path); where it is used from a function, the whole URL less the path the application itself is
+ * mounted at (`app.mountpath` through `app.parent`, as Express documents them); `undefined` where
+ * that is a pattern.
+ */
+function urlInApplication(req: IncomingMessage, app: ExpressApp, mount: string | undefined): string | undefined {
+  const url = req.url ?? '/';
+  if (mount !== undefined) {
+    if (mount === '' || url.charCodeAt(0) !== 0x2f) return mount + url;
+    const original = (req as { originalUrl?: string }).originalUrl ?? '';
+    const endsAtMount = (url === '/' || url.startsWith('/?')) && original.split('?')[0] === (req as { baseUrl?: string }).baseUrl;
+    return mount + (endsAtMount ? url.slice(1) : url);
+  }
+  let base = '';
+  for (let mounted = app; mounted.parent !== undefined; mounted = mounted.parent) {
+    const at = mounted.mountpath;
+    if (typeof at !== 'string' || /[:*?+()[\]{}]/.test(at)) return undefined;
+    base = (at.endsWith('/') ? at.slice(0, -1) : at) + base;
+  }
+  const whole = wholeUrl(req);
+  if (base === '') return whole;
+  if (whole.slice(0, base.length).toLowerCase() !== base.toLowerCase()) return undefined;
+  const rest = whole.slice(base.length);
+  return rest === '' || rest[0] === '?' ? `/${rest}` : rest[0] === '/' ? rest : undefined;
+}
+
+/**
+ * The URL as the application's top router saw it: `req.baseUrl` and `req.url`, but for the `/`
+ * Express puts in a stripped `req.url` (`/api` under a mount at `/api` reads `/`), where the
+ * original URL shows it was not there (strict routing tells `/api` from `/api/`).
+ */
+function wholeUrl(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const mounted = (req as { baseUrl?: string }).baseUrl;
+  if (mounted === undefined || mounted === '' || url.charCodeAt(0) !== 0x2f) return url;
+  const original = (req as { originalUrl?: string }).originalUrl ?? '/';
+  const joined = mounted + url;
+  return joined === original || mounted + url.slice(1) === original ? original : joined;
+}
+
+/** How much there is to read: the layers of every router and route read. */
+function sizeOf(routers: readonly ExpressRouter[]): number {
+  let size = 0;
+  for (const router of routers) size += router.stack.length;
+  return size;
 }
 
 /** The plain mount path of the layer that holds `middleware` (app.use('/api', cors): '/api'); `undefined` where it is not found. */
@@ -339,6 +452,6 @@ function mountName(layer: ExpressLayer & { readonly rawPath?: unknown }): string
   if (typeof layer.rawPath === 'string') return layer.rawPath === '/' ? '' : layer.rawPath;
   const source = layer.regexp?.source ?? '';
   if (source === '^\\/?(?=\\/|$)') return '';
-  const plain = /^\^((?:\\\/[\w.-]+)+)\\\/\?\(\?=\\\/\|\$\)$/.exec(source);
-  return plain === null ? `<${source}>` : plain[1]!.replaceAll('\\/', '/');
+  const plain = /^\^((?:\\\/(?:[\w-]|\\\.)+)+)\\\/\?\(\?=\\\/\|\$\)$/.exec(source);
+  return plain === null ? `<${source}>` : plain[1]!.replace(/\\(.)/g, '$1');
 }

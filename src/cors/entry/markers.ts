@@ -9,11 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CorsCore, TableRef } from '../core/cors-core.js';
 import type { RequestKind } from '../core/decision.js';
 import { narrowedTable, urlPreflightTable } from '../core/narrowing.js';
-import type { PathTable } from '../core/path-table.js';
+import { methodAloneTable, type PathTable } from '../core/path-table.js';
 import { KEPT_PATHS } from '../core/route-overlaps.js';
-import { respond } from './node.js';
-
-export type Next = (error?: unknown) => void;
 
 /**
  * A route or a marker the framework's matcher says a URL matches. A route gives each of its
@@ -23,7 +20,13 @@ export type Next = (error?: unknown) => void;
  * routes and passes the request on: it decides nothing.
  */
 export type Candidate =
-  | { readonly kind: 'route'; readonly methods: ReadonlyMap<string, readonly TableRef[] | undefined>; readonly passesOn: boolean }
+  | {
+      readonly kind: 'route';
+      readonly methods: ReadonlyMap<string, readonly TableRef[] | undefined>;
+      readonly passesOn: boolean;
+      /** A marker the framework runs before it, mounted above it in its own router, gives it its options where it has none. */
+      readonly underMarker: boolean;
+    }
   | { readonly kind: 'marker'; readonly ref: TableRef };
 
 /** The candidates of each path, found once (matching depends on the path alone) and kept, up to KEPT_PATHS paths. */
@@ -62,19 +65,17 @@ function tablesFor(methods: ReadonlyMap<string, readonly TableRef[] | undefined>
  */
 function candidateTables(candidates: readonly Candidate[], method: string, base: PathTable): PathTable[] | undefined {
   const tables: PathTable[] = [];
-  let mountedMarker = false;
   let served = false;
   for (const candidate of candidates) {
     if (candidate.kind === 'marker') {
       tables.push(candidate.ref.table);
-      mountedMarker = true;
       continue;
     }
     const refs = tablesFor(candidate.methods, method);
     if (refs === false) continue;
     served = true;
     if (refs !== undefined) for (const ref of refs) tables.push(ref.table);
-    else if (!candidate.passesOn && !mountedMarker) tables.push(base);
+    else if (!candidate.passesOn && !candidate.underMarker) tables.push(base);
   }
   if (!served) return undefined;
   return tables.length === 0 ? [base] : tables;
@@ -86,7 +87,11 @@ function allowedMethods(candidates: readonly Candidate[]): string[] {
   for (const candidate of candidates) {
     // A route that passes every request on serves none of them itself.
     if (candidate.kind !== 'route' || candidate.passesOn) continue;
-    for (const method of candidate.methods.keys()) if (!methods.includes(method)) methods.push(method);
+    for (const method of candidate.methods.keys()) {
+      // HEAD goes right after GET (the tables' Allow order): a route that lists it with GET (@koa/router's) leaves it to that.
+      if (method === 'HEAD' && candidate.methods.has('GET')) continue;
+      if (!methods.includes(method)) methods.push(method);
+    }
   }
   return methods;
 }
@@ -104,10 +109,13 @@ function preflightOnUrl(decider: PathTable, candidates: readonly Candidate[], ba
   return urlPreflightTable(decider, own, served);
 }
 
-/** The answers of one middleware, and what each request was answered under, for the markers it then runs. */
+/**
+ * The tables one middleware answered its requests under, and its markers' tables: what it hands
+ * its entry point to write, which writes it as its framework needs.
+ */
 export class MarkersRun {
   readonly #core: CorsCore;
-  /** The table each request was answered under so far: a marker narrows it. */
+  /** The table each request (keyed by its IncomingMessage) was answered under so far: a marker narrows it. */
   readonly #answered = new WeakMap<IncomingMessage, PathTable>();
   /** Each marker's table where a route read holds it; a marker no route read holds gets one at its first run. */
   readonly #markers = new WeakMap<object, TableRef>();
@@ -122,12 +130,13 @@ export class MarkersRun {
   }
 
   /**
-   * The middleware's answer to a request of `kind`, `method` being its routing method: a preflight
-   * or a plain OPTIONS on a URL no route serves is handed on untouched; any other request is
-   * answered, under `base` where no route matches (static files, 404s), as `cors` does.
+   * The table the middleware answers a request of `kind` with, `method` being its routing method;
+   * `undefined` where it hands the request on untouched: a preflight or a plain OPTIONS on a URL
+   * no route serves. Any other request is answered, under `base` where no route matches (static
+   * files, 404s), as `cors` does.
    */
-  answer(req: IncomingMessage, res: ServerResponse, next: Next, kind: RequestKind, method: string, candidates: readonly Candidate[], base: TableRef): void {
-    let table: PathTable | undefined;
+  answer(req: IncomingMessage, kind: RequestKind, method: string, candidates: readonly Candidate[], base: TableRef): PathTable | undefined {
+    let table: PathTable;
     const tables = kind === 'options' ? undefined : candidateTables(candidates, method, base.table);
     if (tables !== undefined) {
       table = narrowedTable(tables, method);
@@ -138,32 +147,43 @@ export class MarkersRun {
       // A plain OPTIONS, or a preflight for a method no route of the URL serves: the URL's
       // methods in Allow (and a preflight grants none of them it did not ask for).
       const methods = allowedMethods(candidates);
-      if (methods.length === 0) return next();
+      if (methods.length === 0) return undefined;
       table = narrowedTable(
         methods.flatMap((served) => candidateTables(candidates, served, base.table) ?? []),
         'OPTIONS',
         methods,
       );
+      // A preflight grants no method no route serves, not even where a policy lists it (allowedMethods: '*').
+      if (kind === 'preflight' && table.policy.allowedMethods !== undefined) table = methodAloneTable(table, undefined);
     }
     this.#answered.set(req, table);
-    respond(this.#core, table, req, res, next);
+    return table;
   }
 
-  /** A marker run by the framework: the answer narrowed to what it allows too, where it has not been sent. */
-  narrow(marker: object, req: IncomingMessage, res: ServerResponse, next: Next, options: unknown): void {
+  /** Whether this middleware answered `req` already: used twice on a request's way, the first use answers. */
+  answered(req: IncomingMessage): boolean {
+    return this.#answered.has(req);
+  }
+
+  /**
+   * A marker run by the framework: the table of the answer narrowed to what it allows too, its
+   * grant taken off `res` to be written again; `undefined` where nothing changes (an answer the
+   * middleware did not give, an OPTIONS request, headers already sent, a marker no narrower).
+   */
+  narrow(marker: object, options: unknown, req: IncomingMessage, res: ServerResponse): PathTable | undefined {
     const before = this.#answered.get(req);
     // Only what the middleware answered is narrowed: a request it left alone stays untouched.
-    if (before === undefined || req.method === 'OPTIONS' || res.headersSent) return next();
+    if (before === undefined || req.method === 'OPTIONS' || res.headersSent) return undefined;
     let ref = this.#markers.get(marker);
     if (ref === undefined) {
       ref = this.#core.routeMatchedElsewhere({}, [req.method ?? 'GET'], '(a route not read)', options as never, 'cors.route()');
       this.#markers.set(marker, ref);
     }
     const table = narrowedTable([before, ref.table], req.method ?? 'GET');
-    if (table === before) return next();
+    if (table === before) return undefined;
     for (const name of GRANT_HEADERS) res.removeHeader(name);
     this.#answered.set(req, table);
-    respond(this.#core, table, req, res, next);
+    return table;
   }
 }
 
