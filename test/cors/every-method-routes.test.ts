@@ -1,14 +1,8 @@
 /**
  * A route of every method (`app.all()`, `router.all()`) beside routes of its path that name a
- * method, in Express 5, Express 4, Koa with @koa/router and hono (policyDeclarations() in
- * entry/framework-routes.ts). Each framework runs, for a method, the first of the routes that
- * serve it; each handler here says which ran.
- * - Named first: the named route runs its methods (HEAD with GET), the route of every method the
- *   rest, each under its own policy ("reads open, the rest from our app").
- * - Every method first, under other options (its own cors.route(), or the middleware's without
- *   one): refused at start-up, as whether a request reaches the named route depends on next()
- *   calls, which cannot be known before it. In hono, whose middleware (a handler taking `next`)
- *   is no route and whose markers are handlers of their own, decided by the first hono runs.
+ * method, in Express 5, Express 4, Koa with @koa/router and hono. Whether a request reaches the
+ * named route depends on next() calls, which cannot be known before it: each method is answered
+ * under what every route serving it allows (docs/CONTRACT.md, rule F; entry/markers.ts).
  */
 import Router from '@koa/router';
 import express5 from 'express';

@@ -1,7 +1,7 @@
 /**
  * A GET route and a HEAD route of one path under different policies, in Express 5, Express 4, Koa
- * with @koa/router and hono (policyDeclarations() in entry/framework-routes.ts, and hono's mirror).
- * Each handler says which route ran; the policy applied must be that route's.
+ * with @koa/router and hono (entry/markers.ts). Each handler says which route ran; the policy
+ * applied is no more than that route's.
  * - Express and @koa/router run a GET route for HEAD too: the first of the two declared answers
  *   HEAD. Their entry points never predict which of them runs, and answer HEAD under what both
  *   allow (rule F): here, nothing.

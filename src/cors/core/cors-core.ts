@@ -113,7 +113,7 @@ interface Registration {
   readonly path: string;
   readonly options: RouteOptionsSource;
   readonly label: RouteLabel;
-  /** For routes matched by their framework (entry/framework-routes.ts): the key of the path as the framework spells it. */
+  /** For routes matched by their framework (the framework entry points, entry/markers.ts): the key of the path as the framework spells it. */
   readonly elsewhere: PathKey | undefined;
   /** The table it decides with in the configuration in force. */
   table: PathTable;
@@ -292,7 +292,7 @@ export class CorsCore {
   }
 
   /**
-   * Covers a route that its framework matches (entry/framework-routes.ts): tables as route()
+   * Covers a route that its framework matches (the framework entry points, entry/markers.ts): tables as route()
    * builds them, grouped by `key`, outside the tree.
    */
   routeMatchedElsewhere(key: PathKey, methods: readonly string[], path: string, options: RouteOptionsSource, label: RouteLabel): TableRef {

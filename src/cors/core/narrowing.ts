@@ -6,7 +6,7 @@
  */
 import { tableOfMethod } from './decision.js';
 import type { OriginMatcher } from './origin-matcher.js';
-import { buildPathTable, type PathTable } from './path-table.js';
+import { buildPathTable, madeOnce, type PathTable } from './path-table.js';
 import type { CorsPolicy } from './policy.js';
 
 /**
@@ -24,25 +24,14 @@ export function narrowedTable(tables: readonly PathTable[], method: string, allo
   }
   if (deciders.length === 0) throw new RangeError('narrowedTable() needs at least one table');
   if (deciders.length === 1 && allowed === undefined) return deciders[0]!;
-  let byKey = narrowed.get(deciders[0]!);
-  if (byKey === undefined) {
-    byKey = new Map();
-    narrowed.set(deciders[0]!, byKey);
-  }
   const key = `${method}\n${allowed?.join(',') ?? ''}\n${deciders.map(idOf).join(',')}`;
-  let made = byKey.get(key);
-  if (made === undefined) {
+  return madeOnce(narrowed, deciders[0]!, key, () => {
     const policy = deciders.length === 1 ? deciders[0]!.policy : deciders.map((table) => table.policy).reduce(intersection);
     const route = deciders.map((table) => table.route).join(' & ');
     const only = new Set([method]);
-    made = Object.freeze(
-      allowed === undefined
-        ? buildPathTable(route, policy, [method], { own: only, declared: only, decidesUndeclared: false })
-        : buildPathTable(route, policy, allowed),
-    );
-    byKey.set(key, made);
-  }
-  return made;
+    const scope = { own: only, declared: only, decidesUndeclared: false };
+    return Object.freeze(allowed === undefined ? buildPathTable(route, policy, [method], scope) : buildPathTable(route, policy, allowed));
+  });
 }
 
 /**
@@ -52,22 +41,10 @@ export function narrowedTable(tables: readonly PathTable[], method: string, allo
  * listed, and the answer then varies by the method asked.
  */
 export function urlPreflightTable(decider: PathTable, own: readonly string[], served: readonly string[]): PathTable {
-  let byKey = narrowed.get(decider);
-  if (byKey === undefined) {
-    byKey = new Map();
-    narrowed.set(decider, byKey);
-  }
-  const key = `preflight\n${own.join(',')}\n${served.join(',')}`;
-  let made = byKey.get(key);
-  if (made === undefined) {
-    const all = own.length === served.length;
-    const ownMethods = new Set(own);
-    made = Object.freeze(
-      buildPathTable(decider.route, decider.policy, served, all ? undefined : { own: ownMethods, declared: new Set(served), decidesUndeclared: false }),
-    );
-    byKey.set(key, made);
-  }
-  return made;
+  return madeOnce(narrowed, decider, `preflight\n${own.join(',')}\n${served.join(',')}`, () => {
+    const scope = own.length === served.length ? undefined : { own: new Set(own), declared: new Set(served), decidesUndeclared: false };
+    return Object.freeze(buildPathTable(decider.route, decider.policy, served, scope));
+  });
 }
 
 const narrowed = new WeakMap<PathTable, Map<string, PathTable>>();

@@ -4,7 +4,7 @@ import type Router from 'find-my-way';
 import { describeValue, labelText, RouteRegistrationError, type RouteLabel } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { sameOptions, type AnyCorsOptions } from './options.js';
-import { buildPathTable, GLOBAL_METHODS, madeOnce, type PathTable } from './path-table.js';
+import { buildPathTable, GLOBAL_METHODS, type PathTable } from './path-table.js';
 import type { PathMatching } from './path-matching.js';
 import type { CorsPolicy } from './policy.js';
 import { SharedUrls } from './route-overlaps.js';
@@ -174,7 +174,7 @@ export class RouteTree {
   }
 
   /**
-   * Covers a route that a framework matches itself (entry/framework-routes.ts): its tables are
+   * Covers a route that a framework matches itself (the framework entry points, entry/markers.ts): its tables are
    * built as add() builds them, under `key` (one key per path as the framework spells it: a
    * string, or an object compared by identity), and are not put in the tree, whose lookup never
    * reaches them.
@@ -406,43 +406,6 @@ function writePathTables(
     tables.push(table);
   }
   for (const table of tables) Object.assign(table, { byMethod });
-}
-
-/** restrictedTable()'s tables, made at a URL's first request, kept with the table they come from. */
-const restrictedTables = new WeakMap<PathTable, Map<string, PathTable>>();
-
-/**
- * The table of `table`'s path where, on some URL, the framework runs its routes for `methods`
- * alone (declared methods of the path, HEAD listed where it is served): as if the path declared
- * only those, each under its own policy, the path's OPTIONS policy kept. An exclusive @koa/router
- * can leave one of a path's methods to its own middleware on a URL, where no route of the path
- * then runs it: that method is answered there as one the path does not declare (by its OPTIONS
- * policy, never listed in a preflight's methods or in `Allow`).
- */
-export function restrictedTable(table: PathTable, methods: readonly string[]): PathTable {
-  return madeOnce(restrictedTables, table, methods.join(','), () => {
-    // The path's OPTIONS policy stays its own, and decides the methods it runs no route for here.
-    const policyOf = (method: string): CorsPolicy | undefined =>
-      methods.includes(method) || method === 'OPTIONS' ? (table.byMethod?.get(method) ?? table).policy : undefined;
-    const made = new Map<CorsPolicy, PathTable>();
-    const into = (policy: CorsPolicy): PathTable => {
-      let one = made.get(policy);
-      if (one === undefined) {
-        one = { ...table };
-        made.set(policy, one);
-      }
-      return one;
-    };
-    // Declared as the path declares them: HEAD follows GET unless the path gives it its own policy;
-    // an OPTIONS route of the path stays declared, so that a plain OPTIONS still goes on to the
-    // application, which runs what it runs there.
-    const declared = methods.filter((method) => method !== 'HEAD' || !methods.includes('GET') || policyOf('HEAD') !== policyOf('GET'));
-    if (table.explicitOptions && !declared.includes('OPTIONS')) declared.push('OPTIONS');
-    writePathTables(table.route, declared, policyOf, into);
-    for (const one of made.values()) Object.freeze(one);
-    // Any of them: they share `byMethod`, through which each request finds its method's.
-    return made.values().next().value!;
-  });
 }
 
 /** The path's one table object for `policy`, created the first time. */

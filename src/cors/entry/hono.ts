@@ -11,8 +11,7 @@ import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS } from '../core/path-table.js';
 import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './fetch-writer.js';
-import { type MaybeMarked, markRoute, ROUTE_OPTIONS } from './framework-routes.js';
-import { type Candidate, CandidateCache, MarkersRun } from './markers.js';
+import { type Candidate, CandidateCache, MarkersRun, markRoute, type MaybeMarked, ROUTE_OPTIONS } from './markers.js';
 
 export * from './common-exports.js';
 

@@ -13,8 +13,7 @@ import { classify, routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
-import { type MaybeMarked, markRoute, ROUTE_OPTIONS, refuseMarkerOutsideRoute } from './framework-routes.js';
-import { type Candidate, CandidateCache, MarkersRun } from './markers.js';
+import { type Candidate, CandidateCache, MarkersRun, markRoute, type MaybeMarked, refuseMarkerOutsideRoute, ROUTE_OPTIONS } from './markers.js';
 import { answerRequest, readNodeHeader } from './node.js';
 
 export * from './common-exports.js';

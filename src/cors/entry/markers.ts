@@ -7,10 +7,38 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { CorsCore, TableRef } from '../core/cors-core.js';
+import { RouteRegistrationError } from '../core/errors.js';
+import type { CorsOptions } from '../core/options.js';
 import type { RequestKind } from '../core/decision.js';
 import { narrowedTable, urlPreflightTable } from '../core/narrowing.js';
 import { methodAloneTable, type PathTable } from '../core/path-table.js';
 import { KEPT_PATHS } from '../core/route-overlaps.js';
+
+/** Marks the no-op middleware that `cors.route()` returns in Express, Koa and hono, with the route's options. */
+export const ROUTE_OPTIONS = Symbol('@lib/cors route options');
+
+/** A handler as the entry points read it: perhaps a `cors.route()` marker. */
+export type MaybeMarked<Req> = ((...args: never[]) => unknown) & { readonly [ROUTE_OPTIONS]?: CorsOptions<Req> };
+
+/** `marker`, carrying a route's `options` for the entry point to find on the route. */
+export function markRoute<F extends object, O>(marker: F, options: O): F & { readonly [ROUTE_OPTIONS]: O } {
+  return Object.assign(marker, { [ROUTE_OPTIONS]: options });
+}
+
+/**
+ * Refuses a `cors.route()` the framework runs as middleware, ahead of routes of other paths
+ * (`app.use('/internal', cors.route(closed))`): it is no route's, so the routes it runs before
+ * would be answered under other options than it gives, more open ones perhaps. `where` names it.
+ */
+export function refuseMarkerOutsideRoute(source: string, where: string, example: string): never {
+  throw new RouteRegistrationError(
+    'CORS_MARKER_OUTSIDE_ROUTE',
+    `${source}.mirror()`,
+    where,
+    'runs cors.route() as middleware, outside any route: the routes it runs before would not get its options',
+    `put cors.route() in each route it is for (${example}), or give the options to createCors() when they are for every route`,
+  );
+}
 
 /**
  * A route or a marker the framework's matcher says a URL matches. A route gives each of its
