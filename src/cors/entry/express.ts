@@ -340,15 +340,7 @@ function matchesOrThrows(match: (path: string) => unknown, path: string): boolea
  * Mounted at a pattern, or used at two places, which URL the application routes cannot be told.
  */
 function ownMount(core: CorsCore, router: ExpressRouter, middleware: unknown): string | undefined {
-  const mounts: string[] = [];
-  const find = (within: ExpressRouter, prefix: string) => {
-    for (const layer of within.stack) {
-      if (layer.route !== undefined) continue;
-      if (layer.handle === middleware) mounts.push(prefix + mountName(layer));
-      else if (isRouter(layer.handle)) find(layer.handle as unknown as ExpressRouter, prefix + mountName(layer));
-    }
-  };
-  find(router, '');
+  const mounts = mountsOf(router, middleware, '');
   const [mount] = mounts;
   const pattern = mount !== undefined && (mount.startsWith('<') || /[:*?+()[\]{}]/.test(mount));
   if (mounts.length > 1 || pattern) {
@@ -414,17 +406,14 @@ function sizeOf(routers: readonly ExpressRouter[]): number {
   return size;
 }
 
-/** The plain mount path of the layer that holds `middleware` (app.use('/api', cors): '/api'); `undefined` where it is not found. */
-function mountOf(router: ExpressRouter, middleware: unknown, prefix: string): string | undefined {
+/** The mount paths of the layers that hold `middleware` (app.use('/api', cors): '/api'; '' at the top), in stack order. */
+function mountsOf(router: ExpressRouter, middleware: unknown, prefix: string, found: string[] = []): string[] {
   for (const layer of router.stack) {
     if (layer.route !== undefined) continue;
-    if (layer.handle === middleware) return prefix + mountName(layer);
-    if (isRouter(layer.handle)) {
-      const found = mountOf(layer.handle as unknown as ExpressRouter, middleware, prefix + mountName(layer));
-      if (found !== undefined) return found;
-    }
+    if (layer.handle === middleware) found.push(prefix + mountName(layer));
+    else if (isRouter(layer.handle)) mountsOf(layer.handle as unknown as ExpressRouter, middleware, prefix + mountName(layer), found);
   }
-  return undefined;
+  return found;
 }
 
 /** Applications known to use a middleware somewhere in their routers, or not to. */
@@ -434,7 +423,7 @@ function holdsMiddleware(app: ExpressApp, middleware: unknown): boolean {
   let holds = holders.get(app);
   if (holds === undefined) {
     const router = app._router ?? app.router;
-    holds = router !== undefined && Array.isArray(router.stack) && mountOf(router, middleware, '') !== undefined;
+    holds = router !== undefined && Array.isArray(router.stack) && mountsOf(router, middleware, '').length > 0;
     holders.set(app, holds);
   }
   return holds;
