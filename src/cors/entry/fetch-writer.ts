@@ -41,16 +41,27 @@ export function emptyAnswer(answer: Answer): Response {
 /** The application's Response with the answer's headers: written onto it, or onto a copy when its headers are immutable. */
 export function withAnswer(response: Response, answer: Answer): Response {
   try {
-    writePairs(response.headers, answer.headers);
+    writeGrant(response.headers, answer.headers);
     return response;
   } catch (error) {
     // An immutable Headers guard throws a TypeError on its first change, before anything is written.
     if (!(error instanceof TypeError)) throw error;
   }
   const copy = new Response(response.body, response);
-  writePairs(copy.headers, answer.headers);
+  writeGrant(copy.headers, answer.headers);
   return copy;
 }
+
+/**
+ * The answer's pairs in place of any grant already there: an application may return one Response
+ * object from several requests, which must not keep an earlier request's grant.
+ */
+function writeGrant(headers: Headers, list: readonly string[]): void {
+  for (const name of GRANT_HEADERS) headers.delete(name);
+  writePairs(headers, list);
+}
+
+const GRANT_HEADERS = ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-expose-headers'];
 
 /** The pairs onto `headers`: `Vary` added to, never replacing what the application set. */
 function writePairs(headers: Headers, list: readonly string[]): void {

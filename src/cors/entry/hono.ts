@@ -8,6 +8,7 @@ import type { Answer } from '../core/answer.js';
 import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
 import { classify, routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
+import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS } from '../core/path-table.js';
 import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './fetch-writer.js';
@@ -23,6 +24,8 @@ export interface HonoContext {
     readonly raw: Request;
     readonly path: string;
     readonly method: string;
+    /** The path the running handler (this middleware) was registered at, in the app that runs it (deprecated in hono 4.8 for `hono/route`'s, which reads the same). */
+    readonly routePath?: string;
   };
   res: Response;
 }
@@ -70,10 +73,10 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
   }
   const base = core.routeMatchedElsewhere({}, GLOBAL_METHODS, '*', undefined, 'createCors()');
   const run = new MarkersRun(core);
-  let read: { size: number; candidates: CandidateCache } | undefined;
+  let read: { size: number; candidates: CandidateCache; paths: ReadonlySet<string> } | undefined;
   const readApp = () => {
     const routes = (honoApp as HonoApp).routes;
-    read = { size: routes.length, candidates: candidatesOf(core, honoApp as HonoApp) };
+    read = { size: routes.length, candidates: candidatesOf(core, honoApp as HonoApp), paths: new Set(routes.map((route) => route.path)) };
     return read;
   };
 
@@ -82,6 +85,16 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
     // Read at the first request, and again where routes were added since.
     let seen = read ?? readApp();
     if ((honoApp as HonoApp).routes.length !== seen.size) seen = readApp();
+    // Run by another app (a sub-app's app.route() into its parent copies this middleware under its
+    // prefix): its URLs are not the routes read, so nothing is answered, never another route's policy.
+    const registeredAt = c.req.routePath;
+    if (registeredAt !== undefined && !seen.paths.has(registeredAt)) {
+      faultReporter(core.logger)(
+        `${core.source}: the middleware runs in another app than the one given to createCors() (at ${registeredAt}); give that app its own`,
+      );
+      await next();
+      return undefined;
+    }
     const method = routingMethod(c.req.method, request, readFetchHeader);
     const kind = classify(c.req.method, readFetchHeader(request, 'origin') ?? undefined, readFetchHeader(request, 'access-control-request-method') !== null);
     const table = run.answer(request, kind, method, seen.candidates.of(c.req.path), base);
@@ -138,7 +151,10 @@ function candidatesOf(core: CorsCore, app: HonoApp): CandidateCache {
       const candidate = registrations[index]!.candidate;
       if (candidate === undefined) continue;
       visit(underMarker && candidate.kind === 'route' ? { ...candidate, underMarker } : candidate);
-      if (candidate.kind === 'marker') underMarker = true;
+      // A marker on a prefix (`app.use('/api/*', cors.route(o))`) gives its options to the routes
+      // below it; one on every path ('/*', as a sub-app's app.use() mounted at '/' becomes) only
+      // narrows: hono has merged every sub-app's routes into one list, whose origin it cannot tell.
+      if (candidate.kind === 'marker' && registrations[index]!.entries[0]!.path !== '/*') underMarker = true;
     }
   });
 }
@@ -185,6 +201,7 @@ function candidateOf(core: CorsCore, entries: readonly RouterRoute[], methods: r
   }
   const byMethod = new Map<string, readonly TableRef[] | undefined>();
   for (const method of methods) byMethod.set(method, refs.length === 0 ? undefined : refs);
+  if (entries[0]!.method === 'ALL') byMethod.set('*', refs.length === 0 ? undefined : refs);
   return { kind: 'route', methods: byMethod, passesOn: false, underMarker: false };
 }
 

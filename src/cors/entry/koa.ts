@@ -106,7 +106,9 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
           const candidate = layers.get(layer);
           if (candidate === undefined) continue;
           visit(underMarker && candidate.kind === 'route' ? { ...candidate, underMarker } : candidate);
-          if (candidate.kind === 'marker') underMarker = true;
+          // A marker on a path gives its options to the routes below it; one with none (router.use(m))
+          // only narrows: @koa/router merges nested routers' layers into one stack, whose origin it cannot tell.
+          if (candidate.kind === 'marker' && layer.path.startsWith('/') && layer.path !== '/') underMarker = true;
         }
       }
     });
@@ -169,8 +171,15 @@ function keepGrantOnError(ctx: KoaContext, error: unknown): void {
   if (error === null || typeof error !== 'object') return;
   const kept: Record<string, unknown> = {};
   for (const name of ctx.res.getHeaderNames()) if (name.startsWith('access-control-') || name === 'vary') kept[name] = ctx.res.getHeader(name);
-  const own = (error as { headers?: Record<string, unknown> }).headers;
-  (error as { headers?: Record<string, unknown> }).headers = { ...kept, ...own };
+  try {
+    // An error object may be thrown again by other requests: its own headers keep no earlier request's grant.
+    const own = Object.entries((error as { headers?: Record<string, unknown> }).headers ?? {}).filter(
+      ([name]) => !name.toLowerCase().startsWith('access-control-'),
+    );
+    (error as { headers?: Record<string, unknown> }).headers = { ...kept, ...Object.fromEntries(own) };
+  } catch {
+    // Headers the error will not give or take (a getter): Koa answers it as it would without us.
+  }
 }
 
 /** The routers of the application's middleware, in the order Koa runs them. */

@@ -83,6 +83,8 @@ export class CandidateCache {
 function tablesFor(methods: ReadonlyMap<string, readonly TableRef[] | undefined>, method: string): readonly TableRef[] | undefined | false {
   if (methods.has(method)) return methods.get(method);
   if (method === 'HEAD' && methods.has('GET')) return methods.get('GET');
+  // A route that runs any method (hono's app.all()), those no route names included.
+  if (methods.has('*')) return methods.get('*');
   return false;
 }
 
@@ -123,7 +125,7 @@ function allowedMethods(candidates: readonly Candidate[]): string[] {
     if (candidate.kind !== 'route' || candidate.passesOn) continue;
     for (const method of candidate.methods.keys()) {
       // HEAD goes right after GET (the tables' Allow order): a route that lists it with GET (@koa/router's) leaves it to that.
-      if (method === 'HEAD' && candidate.methods.has('GET')) continue;
+      if ((method === 'HEAD' && candidate.methods.has('GET')) || method === '*') continue;
       if (!methods.includes(method)) methods.push(method);
     }
   }
