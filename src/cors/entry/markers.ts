@@ -1,8 +1,9 @@
 /**
- * The answer of a framework entry point that reads its framework's routes (Express, Koa) and is
- * told by its framework's own matcher which of them match a URL: rule F of docs/CONTRACT.md, on
- * node:http. A request is answered under what every matching route allows, and a `cors.route()`
- * marker the framework then runs narrows that answer again, never widens it.
+ * The answer of a framework entry point that reads its framework's routes (Express, Koa, hono)
+ * and is told by its framework's own matcher which of them match a URL: rule F of
+ * docs/CONTRACT.md. A request is answered under what every matching route allows, and a
+ * `cors.route()` marker the framework then runs narrows that answer again, never widens it
+ * (Express and Koa, whose markers write on node:http; hono's matched markers are in the answer).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
