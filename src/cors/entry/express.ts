@@ -192,7 +192,6 @@ function readStack(core: CorsCore, run: MarkersRun, router: ExpressRouter, prefi
       }
       const methods = methodTables(core, run, route, path);
       nodes.push({ kind: 'route', matches: matcherOf(layer), methods, passesOn: passesOn(route, methods) });
-      routers.push(route as unknown as ExpressRouter);
     } else if (isRouter(layer.handle)) {
       nodes.push({
         kind: 'mount',
@@ -399,7 +398,11 @@ function wholeUrl(req: IncomingMessage): string {
   return joined === original || mounted + url.slice(1) === original ? original : joined;
 }
 
-/** How much there is to read: the layers of every router and route read. */
+/**
+ * How much there is to read: the layers of every router read (a route or router added to any of
+ * them changes it). Counted per request over the routers only, never the routes: a handful of
+ * additions, not one per route.
+ */
 function sizeOf(routers: readonly ExpressRouter[]): number {
   let size = 0;
   for (const router of routers) size += router.stack.length;
