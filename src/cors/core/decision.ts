@@ -73,6 +73,11 @@ export function routingMethod<Req>(method: string | undefined, request: Req, rea
   return classify(method, read(request, 'origin') ?? undefined, requested !== undefined) === 'preflight' ? requested! : method;
 }
 
+/** The row of `request`, read with the entry point's own reader: classify() on its headers. */
+export function requestKind<Req>(method: string | undefined, request: Req, read: HeaderReader<Req>): RequestKind {
+  return classify(method, read(request, 'origin') ?? undefined, (read(request, 'access-control-request-method') ?? undefined) !== undefined);
+}
+
 /** The table that decides `method` on a path (rule E): the method's own, else the path's OPTIONS table. */
 export function tableOfMethod(pathTable: PathTable, method: string): PathTable {
   const byMethod = pathTable.byMethod;

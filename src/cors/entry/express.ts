@@ -9,7 +9,7 @@
 import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
 
 import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
-import { classify, routingMethod } from '../core/decision.js';
+import { requestKind, routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
@@ -124,13 +124,7 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
     if (pathname === undefined) return next();
     const method = routingMethod(req.method, req, readNodeHeader);
     const candidates = seen.candidates.of(pathname);
-    const table = run.answer(
-      req,
-      classify(req.method, readNodeHeader(req, 'origin'), readNodeHeader(req, 'access-control-request-method') !== undefined),
-      method,
-      candidates,
-      base,
-    );
+    const table = run.answer(req, requestKind(req.method, req, readNodeHeader), method, candidates, base);
     if (table === undefined) return next();
     respond(core, table, req, res, next);
   } as ExpressCors;

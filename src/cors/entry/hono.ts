@@ -6,7 +6,7 @@
  */
 import type { Answer } from '../core/answer.js';
 import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
-import { classify, routingMethod } from '../core/decision.js';
+import { requestKind, routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
@@ -96,7 +96,7 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
       return undefined;
     }
     const method = routingMethod(c.req.method, request, readFetchHeader);
-    const kind = classify(c.req.method, readFetchHeader(request, 'origin') ?? undefined, readFetchHeader(request, 'access-control-request-method') !== null);
+    const kind = requestKind(c.req.method, request, readFetchHeader);
     const table = run.answer(request, kind, method, seen.candidates.of(c.req.path), base);
     if (table === undefined) {
       await next();

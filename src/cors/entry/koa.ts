@@ -9,7 +9,7 @@
 import { type IncomingHttpHeaders, METHODS } from 'node:http';
 
 import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
-import { classify, routingMethod } from '../core/decision.js';
+import { requestKind, routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
@@ -126,7 +126,7 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
     // Routers used, or routes declared, since the last read: read again.
     if (sizeOf(seen.app.middleware, seen.routers) !== seen.size) seen = readApp(seen.app);
     const method = routingMethod(ctx.method, ctx, readNodeHeader);
-    const kind = classify(ctx.method, readNodeHeader(ctx, 'origin'), readNodeHeader(ctx, 'access-control-request-method') !== undefined);
+    const kind = requestKind(ctx.method, ctx, readNodeHeader);
     // The path the routers will match: @koa/router takes a rewritten one (ctx.newRouterPath) over ctx.path.
     const path = ctx.newRouterPath || ctx.path;
     const table = run.answer(ctx.req, kind, method, seen.candidates.of(seen.hostBound ? `${ctx.host}\n${path}` : path), base);

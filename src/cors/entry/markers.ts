@@ -174,13 +174,13 @@ export class MarkersRun {
    */
   answer(req: object, kind: RequestKind, method: string, candidates: readonly Candidate[], base: TableRef): PathTable | undefined {
     let table: PathTable;
-    const tables = kind === 'options' ? undefined : candidateTables(candidates, method, base.table);
-    if (tables !== undefined) {
-      table = narrowedTable(tables, method);
+    const found = kind === 'options' ? undefined : tablesOf(candidates, method, base.table);
+    if (found?.served === true) {
+      table = narrowedTable(found.tables, method);
       if (kind === 'preflight') table = preflightOnUrl(table, candidates, base.table);
-    } else if (kind === 'actual') {
+    } else if (found !== undefined && kind === 'actual') {
       // No route answers (a 404, a static file): the middleware's options, narrowed by the markers on its way.
-      table = narrowedTable(tablesOf(candidates, method, base.table).tables, method);
+      table = narrowedTable(found.tables, method);
     } else {
       // A plain OPTIONS, or a preflight for a method no route of the URL serves: the URL's
       // methods in Allow (and a preflight grants none of them it did not ask for).
