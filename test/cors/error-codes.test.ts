@@ -8,7 +8,6 @@ import { Socket } from 'node:net';
 
 import KoaRouter from '@koa/router';
 import express from 'express';
-import Fastify from 'fastify';
 import Koa from 'koa';
 import Router from 'find-my-way';
 import t from 'tap';
@@ -16,7 +15,6 @@ import t from 'tap';
 import { CorsService } from '@lib/cors';
 import { createCors as createExpressCors } from '@lib/cors/express';
 import { createCors as createKoaCors } from '@lib/cors/koa';
-import { fastifyCors } from '@lib/cors/fastify';
 import {
   CorsOptionsError,
   CorsUsageError,
@@ -56,7 +54,6 @@ const PINNED = [
   'CORS_ROUTER_EMPTY',
   'CORS_MATCHING_CONFLICT',
   'CORS_MOUNT_UNSEEN',
-  'CORS_ROUTE_BEFORE_PLUGIN',
   'CORS_MARKER_OUTSIDE_ROUTE',
   'CORS_INVALID_COOKIE',
   'CORS_NO_ENGINE',
@@ -117,16 +114,6 @@ const MISTAKES: Record<string, () => unknown> = {
     app.use(cors.route({ origin: false }));
     app.use(router.routes());
     return cors.mirror(app);
-  },
-  CORS_ROUTE_BEFORE_PLUGIN: async () => {
-    const app = Fastify();
-    app.get('/early', async () => 'early');
-    await app.register(fastifyCors, { logger: quiet });
-    try {
-      await app.ready();
-    } finally {
-      await app.close();
-    }
   },
   CORS_INVALID_COOKIE: () => {
     const req = new IncomingMessage(new Socket());

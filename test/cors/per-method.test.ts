@@ -130,7 +130,8 @@ for (const [name, start] of Object.entries(ENTRY_POINTS)) {
       const answer = await send('OPTIONS', preflight(stranger, 'GET'));
       t.same(answer.headers, {
         'access-control-allow-origin': '*',
-        'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+        // fastify's OPTIONS is the plugin's own route, under no route's policy: it is listed only where a path table lists it.
+        'access-control-allow-methods': name === 'fastify' ? 'GET, HEAD' : 'GET, HEAD, OPTIONS',
         'access-control-max-age': '60',
         vary: READ_PREFLIGHT_VARY,
       });

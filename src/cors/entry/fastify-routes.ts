@@ -51,7 +51,8 @@ export class FastifyRouteIndex {
   #plain: AnyRouter | undefined;
   /** Routes with another constraint, each in a router of its own: it may run wherever its path matches. */
   readonly #constrained: AnyRouter[] = [];
-  readonly #methods = new Set<string>();
+  /** Every method a route serves, GET and HEAD first: the order a URL's methods are listed in. */
+  readonly #methods = new Set<string>(['GET', 'HEAD']);
   #hostBound = false;
   readonly #kept = new Map<string, MatchedRoutes>();
 
@@ -62,8 +63,14 @@ export class FastifyRouteIndex {
   add(methods: readonly string[], url: string, constraints: Record<string, unknown> | undefined, route: DeclaredRoute): void {
     const host = constraints?.host;
     const chosenElsewise = Object.keys(constraints ?? {}).some((name) => name !== 'host');
-    const router = chosenElsewise ? this.#newRouter() : (this.#plain ??= this.#newRouter());
-    router.on(methods as Router.HTTPMethod[], url, host === undefined ? {} : { constraints: { host } }, unusedHandler, route);
+    if (!chosenElsewise && this.#plain === undefined) this.#plain = this.#newRouter();
+    const router = chosenElsewise ? this.#newRouter() : this.#plain!;
+    try {
+      router.on(methods as Router.HTTPMethod[], url, host === undefined ? {} : { constraints: { host } }, unusedHandler, route);
+    } catch {
+      // A route fastify's router refuses too, which it does right after onRoute, with its own error.
+      return;
+    }
     if (chosenElsewise) this.#constrained.push(router);
     if (host !== undefined) this.#hostBound = true;
     for (const method of methods) this.#methods.add(method);

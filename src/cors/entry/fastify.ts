@@ -16,7 +16,7 @@
  * only the routes declared after it. A route declared before gets no CORS headers, and a message
  * names it at its first request (fastify lists its routes to no plugin).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import vary from 'vary';
@@ -67,7 +67,14 @@ const constantHeaders = new WeakMap<readonly string[], Record<string, string>>()
 
 /** fastify's options for `register()` itself, which reach the plugin with its own (`logLevel` is used: see below). */
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
-const ROUTER_SETTINGS = ['ignoreTrailingSlash', 'ignoreDuplicateSlashes', 'caseSensitive', 'useSemicolonDelimiter', 'maxParamLength', 'allowUnsafeRegex'] as const;
+const ROUTER_SETTINGS = [
+  'ignoreTrailingSlash',
+  'ignoreDuplicateSlashes',
+  'caseSensitive',
+  'useSemicolonDelimiter',
+  'maxParamLength',
+  'allowUnsafeRegex',
+] as const;
 const SOURCE = '@lib/cors/fastify';
 
 type RouteConfig = Record<PropertyKey, unknown> & { cors?: unknown };
@@ -100,7 +107,12 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   // explain() and cors-check ask what a preflight would be granted: what every route matching there allows.
   core.lookUpWith((url, method = 'GET') => {
     const tables = routes.of(url, undefined).candidates.flatMap((found) => (found.kind === 'route' ? (found.methods.get(method) ?? []) : []));
-    return tables.length === 0 ? undefined : narrowedTable(tables.map((ref) => ref.table), method);
+    return tables.length === 0
+      ? undefined
+      : narrowedTable(
+          tables.map((ref) => ref.table),
+          method,
+        );
   });
   /** Routes covered; with none, the engine would cover every path, so the hooks stay idle. */
   let covered = 0;
@@ -229,7 +241,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     if (!unseenNamed.has(name)) {
       unseenNamed.add(name);
       log.error(
-        `${SOURCE}: CORS_ROUTE_BEFORE_PLUGIN: the route ${name} was declared before the plugin was registered, so fastify never showed it to the ` +
+        `${SOURCE}: the route ${name} was declared before the plugin was registered, so fastify never showed it to the ` +
           'plugin: it gets no CORS headers, and its preflights are not answered for it. Fix: await app.register(fastifyCors, options) before ' +
           'declaring routes and before registering the plugins that declare them (a route meant to have no CORS goes after it too, with config: { cors: false }).',
       );
