@@ -6,7 +6,8 @@
  * it only finds, and markers.ts narrows what it finds (rule F).
  *
  * A route constrained by host is told apart by the Host, which the preflight and the request
- * that follows share. One constrained otherwise (a version, a custom strategy) is chosen by
+ * that follows share (unless the application gives fastify a host strategy of its own, which may
+ * read another header: then as any other constraint). One constrained otherwise (a version, a custom strategy) is chosen by
  * headers a preflight does not carry, and find-my-way then goes past a path's other routes to
  * it, or past it to them: it is counted wherever its path matches, beside the route a request
  * without that constraint runs.
@@ -47,6 +48,9 @@ const unusedHandler = (): void => {};
 
 export class FastifyRouteIndex {
   readonly #settings: RouterSettings;
+  /** fastify tells hosts apart with a strategy of the application's: the Host may not be what it routes by. */
+  readonly #ownHostStrategy: boolean;
+  readonly #createRouter: typeof Router;
   /** Routes with no constraint but the host. */
   #plain: AnyRouter | undefined;
   /** Routes with another constraint, each in a router of its own: it may run wherever its path matches. */
@@ -56,13 +60,15 @@ export class FastifyRouteIndex {
   #hostBound = false;
   readonly #kept = new Map<string, MatchedRoutes>();
 
-  constructor(settings: RouterSettings) {
+  constructor(settings: RouterSettings, createRouter: typeof Router, ownHostStrategy: boolean) {
     this.#settings = settings;
+    this.#createRouter = createRouter;
+    this.#ownHostStrategy = ownHostStrategy;
   }
 
   add(methods: readonly string[], url: string, constraints: Record<string, unknown> | undefined, route: DeclaredRoute): void {
-    const host = constraints?.host;
-    const chosenElsewise = Object.keys(constraints ?? {}).some((name) => name !== 'host');
+    const host = this.#ownHostStrategy ? undefined : constraints?.host;
+    const chosenElsewise = Object.keys(constraints ?? {}).some((name) => name !== 'host' || this.#ownHostStrategy);
     if (!chosenElsewise && this.#plain === undefined) this.#plain = this.#newRouter();
     const router = chosenElsewise ? this.#newRouter() : this.#plain!;
     try {
@@ -110,8 +116,6 @@ export class FastifyRouteIndex {
   }
 
   #newRouter(): AnyRouter {
-    // Loaded with the first route: an application with no route covered never needs it.
-    const createRouter = require('find-my-way') as typeof Router;
-    return createRouter({ ...this.#settings, querystringParser: () => ({}) });
+    return this.#createRouter({ ...this.#settings, querystringParser: () => ({}) });
   }
 }

@@ -16,9 +16,11 @@
  * only the routes declared after it. A route declared before gets no CORS headers, and a message
  * names it at its first request (fastify lists its routes to no plugin).
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import type FindMyWay from 'find-my-way';
 import vary from 'vary';
 
 import { controlsOf, CorsCore, findMyWayKeyFor, oneMethodList, routeLabel, type CorsControls } from '../core/cors-core.js';
@@ -67,14 +69,16 @@ const constantHeaders = new WeakMap<readonly string[], Record<string, string>>()
 
 /** fastify's options for `register()` itself, which reach the plugin with its own (`logLevel` is used: see below). */
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
-const ROUTER_SETTINGS = [
-  'ignoreTrailingSlash',
-  'ignoreDuplicateSlashes',
-  'caseSensitive',
-  'useSemicolonDelimiter',
-  'maxParamLength',
-  'allowUnsafeRegex',
-] as const;
+/** find-my-way's settings that change which route a path matches, with fastify's defaults. */
+const ROUTER_DEFAULTS = {
+  ignoreTrailingSlash: false,
+  ignoreDuplicateSlashes: false,
+  caseSensitive: true,
+  useSemicolonDelimiter: false,
+  maxParamLength: 100,
+  allowUnsafeRegex: false,
+} as const;
+const ROUTER_SETTINGS = Object.keys(ROUTER_DEFAULTS) as (keyof typeof ROUTER_DEFAULTS)[];
 const SOURCE = '@lib/cors/fastify';
 
 type RouteConfig = Record<PropertyKey, unknown> & { cors?: unknown };
@@ -99,7 +103,8 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   // first one's, where the plugin is registered more than once in one context).
   if (!fastify.hasDecorator('cors')) fastify.decorate('cors', controlsOf<CorsOptions<FastifyRequest>>(core));
 
-  const routes = new FastifyRouteIndex(settings);
+  // Asked before any route of the plugin's: true only for a host strategy of the application's.
+  const routes = new FastifyRouteIndex(settings, findMyWayOf(fastify), fastify.hasConstraintStrategy('host'));
   const base = core.routeMatchedElsewhere({}, GLOBAL_METHODS, '*', undefined, 'the plugin');
   const run = new MarkersRun(core);
   /** How a route's path is filed with the engine: as fastify's router files it, so that its methods share one table. */
@@ -114,6 +119,8 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
           method,
         );
   });
+  /** `prefix/` twins of prefixed '/' routes, looked for at onReady. */
+  const twins: { methods: readonly string[]; url: string; constraints: RouteOptions['constraints']; route: RegisteredRoute }[] = [];
   /** Routes covered; with none, the engine would cover every path, so the hooks stay idle. */
   let covered = 0;
   /** Routes declared before the plugin, each named once, at its first request. */
@@ -159,16 +166,26 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     }
     lastGet = undefined;
     if (slot !== LEFT_OUT) covered++;
-    routes.add(methods, route.url, route.constraints, route);
-    // fastify serves a prefixed plugin's '/' route at `prefix/` too, with this route's config, not showing it to onRoute.
-    const twin = route.routePath === '' && route.prefix !== '' && route.method !== 'HEAD' && (route.prefixTrailingSlash ?? 'both') === 'both';
-    if (twin && settings.ignoreTrailingSlash !== true && !(settings.ignoreDuplicateSlashes === true && route.prefix.endsWith('/'))) {
-      routes.add(methods, `${route.prefix}/`, route.constraints, route);
-    }
+    // fastify 4 takes a route's `version` option for a version constraint after onRoute.
+    const version = (route as { version?: string }).version;
+    const constraints = version === undefined ? route.constraints : { ...route.constraints, version };
+    routes.add(methods, route.url, constraints, route);
+    // fastify may serve a prefixed plugin's '/' route at `prefix/` too, with this route's config,
+    // not showing it to onRoute: looked for once fastify has its routes.
+    if (route.routePath === '' && route.prefix !== '') twins.push({ methods, url: `${route.prefix}/`, constraints, route });
     if (methods.includes('GET') && !methods.includes('HEAD')) lastGet = { url: route.url, declared, config: route.config, slot };
   });
 
   fastify.addHook('onReady', async function sealTables() {
+    for (const twin of twins) {
+      // A static route there, found with no parameter (fastify 4's hasRoute() matches the path as a URL, parameters and wildcards too).
+      const served = twin.methods.filter((method) => {
+        const found = fastify.findRoute({ method: method as 'GET', url: twin.url, constraints: twin.constraints });
+        return found !== null && Object.keys(found.params ?? {}).length === 0;
+      });
+      if (served.length > 0) routes.add(served, twin.url, twin.constraints, twin.route);
+    }
+    twins.length = 0;
     // Sealed now, so no request pays for it and the tables are complete before fastify serves.
     if (covered > 0) core.seal();
   });
@@ -183,6 +200,9 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     if (entry === undefined && route.url !== undefined) return warnUnseen(route.method, route.url, next);
     if (entry === LEFT_OUT || covered === 0) return next();
     const raw = request.raw;
+    // Registered in a context and again in one inside it, both hooks run: the outer one decides,
+    // also where it hands the request on (a preflight a left-out route may run), which the inner one must not answer.
+    if (decidedByAnother(raw, run)) return next();
     if (raw.method !== 'OPTIONS') {
       // The route fastify runs decides (a 404: the plugin's options).
       const table = typeof entry === 'object' ? entry.table : base.table;
@@ -199,7 +219,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     }
     const kind = requestKind(raw.method, raw, readNodeHeader);
     const method = routingMethod(raw.method, raw, readNodeHeader);
-    const matched = routes.of(raw.url ?? '/', raw.headers.host);
+    const matched = routes.of(raw.url ?? '/', raw.headers.host ?? (raw.headers[':authority'] as string | undefined));
     // A plain OPTIONS fastify runs the application's own OPTIONS route for is that route's; a
     // preflight for a method a left-out route may run is not the plugin's to answer.
     const table =
@@ -242,7 +262,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       unseenNamed.add(name);
       log.error(
         `${SOURCE}: the route ${name} was declared before the plugin was registered, so fastify never showed it to the ` +
-          'plugin: it gets no CORS headers, and its preflights are not answered for it. Fix: await app.register(fastifyCors, options) before ' +
+          'plugin: it gets no CORS headers, and a preflight on its URL is answered from the routes the plugin knows, not from it. Fix: await app.register(fastifyCors, options) before ' +
           'declaring routes and before registering the plugins that declare them (a route meant to have no CORS goes after it too, with config: { cors: false }).',
       );
     }
@@ -286,15 +306,45 @@ function headersOf(pairs: readonly string[]): Record<string, string> {
   return headers;
 }
 
-/** fastify's router options that change which route a path matches: from `routerOptions` (fastify 5.5 on) or the top level. */
+/**
+ * fastify's router options that change which route a path matches: from `routerOptions` (fastify
+ * 5.5 on) where given, else the top level. fastify's `initialConfig.routerOptions` lists every
+ * field, those given at the top level with their defaults: a default there defers to the top level.
+ */
 function routerSettingsOf(fastify: FastifyInstance): RouterSettings {
   const config = fastify.initialConfig as Readonly<Record<string, unknown>> & { routerOptions?: Readonly<Record<string, unknown>> };
   const settings: Record<string, unknown> = {};
   for (const field of ROUTER_SETTINGS) {
-    const value = config.routerOptions?.[field] ?? config[field];
+    const nested = config.routerOptions?.[field];
+    const value = nested !== undefined && nested !== ROUTER_DEFAULTS[field] ? nested : (config[field] ?? nested);
     if (value !== undefined) settings[field] = value;
   }
   return settings as RouterSettings;
+}
+
+/**
+ * The find-my-way fastify itself depends on, where it can be resolved from fastify's own folder
+ * and that fastify is the one running (so both match a path alike, fastify 4's find-my-way 8
+ * included); else this package's.
+ */
+function findMyWayOf(fastify: FastifyInstance): typeof FindMyWay {
+  try {
+    const fromFastify = createRequire(require.resolve('fastify/package.json'));
+    if ((fromFastify('./package.json') as { version?: string }).version === fastify.version) return fromFastify('find-my-way') as typeof FindMyWay;
+  } catch {
+    // fastify bundled, or not resolvable from here.
+  }
+  return require('find-my-way') as typeof FindMyWay;
+}
+
+/** Requests the outermost registration of the plugin has seen: registrations inside it leave them to it. */
+const seenByARegistration = new WeakMap<IncomingMessage, MarkersRun>();
+
+/** Whether another registration (an outer one, whose hook ran first) decides `raw`. */
+function decidedByAnother(raw: IncomingMessage, run: MarkersRun): boolean {
+  const first = seenByARegistration.get(raw);
+  if (first === undefined) seenByARegistration.set(raw, run);
+  return first !== undefined && first !== run;
 }
 
 /**
