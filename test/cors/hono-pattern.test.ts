@@ -21,7 +21,12 @@ function readmeMiddleware(cors: ReturnType<typeof createCors>) {
       handled = c.res;
       return handled;
     });
-    if (response !== handled) c.res = response; // a preflight's answer, or a copy of immutable headers
+    if (response !== handled) {
+      // A preflight's answer, or a copy of immutable headers; cleared first, since hono 4.0
+      // delete from the old response's headers as they merge them, which throws on immutable ones.
+      c.res = undefined as unknown as Response;
+      c.res = response;
+    }
   };
 }
 

@@ -178,10 +178,11 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
 
   fastify.addHook('onReady', async function sealTables() {
     for (const twin of twins) {
-      // A static route there, found with no parameter (fastify 4's hasRoute() matches the path as a URL, parameters and wildcards too).
+      // The twin's own path, found as a URL: each parameter takes its own name (`:id` for `:id`),
+      // where a wildcard or another route's parameter would take something else.
       const served = twin.methods.filter((method) => {
         const found = fastify.findRoute({ method: method as 'GET', url: twin.url, constraints: twin.constraints });
-        return found !== null && Object.keys(found.params ?? {}).length === 0;
+        return found !== null && Object.entries(found.params ?? {}).every(([name, value]) => value === `:${name}`);
       });
       if (served.length > 0) routes.add(served, twin.url, twin.constraints, twin.route);
     }

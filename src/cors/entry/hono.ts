@@ -76,7 +76,7 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
   let read: { size: number; candidates: CandidateCache; paths: ReadonlySet<string> } | undefined;
   const readApp = () => {
     const routes = (honoApp as HonoApp).routes;
-    read = { size: routes.length, candidates: candidatesOf(core, honoApp as HonoApp), paths: new Set(routes.map((route) => route.path)) };
+    read = { size: routes.length, candidates: candidatesOf(core, run, honoApp as HonoApp), paths: new Set(routes.map((route) => route.path)) };
     return read;
   };
 
@@ -103,19 +103,36 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
       return undefined;
     }
     const answered = answerFetchRequest(core, table, request);
-    const answer: Answer = answered instanceof Promise ? await answered : answered;
+    let answer: Answer = answered instanceof Promise ? await answered : answered;
     if (answer.status !== undefined) return emptyAnswer(answer);
     await next();
+    // A marker no route read showed (one hono wrapped out of sight) narrowed the answer as it ran.
+    const ran = run.answeredWith(request);
+    if (ran !== table && kind === 'actual') {
+      const narrowed = answerFetchRequest(core, ran!, request);
+      answer = narrowed instanceof Promise ? await narrowed : narrowed;
+    }
     // hono has caught the application's errors into c.res by now: they carry the grant too.
     const response = withAnswer(c.res, answer);
-    if (response !== c.res) c.res = response;
+    if (response !== c.res) {
+      // Cleared first: assigned over a response, hono merges that response's headers into the new
+      // one (ours holds them already), and hono 4.0 deletes from the old one's, which throws on
+      // immutable headers (Response.redirect()).
+      c.res = undefined as unknown as Response;
+      c.res = response;
+    }
     return undefined;
   } as HonoCors;
   middleware.route = (routeOptions) => {
     core.checkRoute(GLOBAL_METHODS, '(cors.route())', routeOptions, 'cors.route()');
     // Two parameters: hono takes the marker for a middleware, not for the route's handler. The
-    // answer already holds it: every marker the router matches narrows it.
-    return markRoute((_c: HonoContext, next: () => Promise<void>) => next().then(() => undefined), routeOptions);
+    // answer already holds every marker the routes read show; one they do not (a route of a
+    // sub-app with its own error handler, which hono 4.0 wraps out of sight) narrows it as it runs.
+    const marker = markRoute((c: HonoContext, next: () => Promise<void>) => {
+      if (!run.knows(marker)) run.narrowedBy(marker, routeOptions, c.req.raw, c.req.method);
+      return next().then(() => undefined);
+    }, routeOptions);
+    return marker;
   };
   Object.assign(middleware, controlsOf<CorsOptions<Request>>(core));
   middleware.mirror = () => {
@@ -131,8 +148,8 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
  * were declared. A marker registered for every method (`app.use('/api/*', cors.route(o))`) gives
  * its options to the routes after it that have none.
  */
-function candidatesOf(core: CorsCore, app: HonoApp): CandidateCache {
-  const registrations = registrationsOf(core, app.routes);
+function candidatesOf(core: CorsCore, run: MarkersRun, app: HonoApp): CandidateCache {
+  const registrations = registrationsOf(core, run, app.routes);
   const byEntry = new Map<RouterRoute, number>();
   registrations.forEach(({ entries }, index) => {
     for (const entry of entries) byEntry.set(entry, index);
@@ -166,7 +183,7 @@ function candidatesOf(core: CorsCore, app: HonoApp): CandidateCache {
  * every method with middleware only (`app.use('/api/*', cors.route(o))`); else nothing: middleware
  * decides nothing. hono answers HEAD with the GET route, so its HEAD routes give nothing.
  */
-function registrationsOf(core: CorsCore, routes: readonly RouterRoute[]): Registration[] {
+function registrationsOf(core: CorsCore, run: MarkersRun, routes: readonly RouterRoute[]): Registration[] {
   const registrations: Registration[] = [];
   const named = [...new Set(routes.map((route) => route.method).filter((method) => method !== 'ALL'))];
   const every = [...new Set([...GLOBAL_METHODS, 'OPTIONS', ...named])];
@@ -178,16 +195,21 @@ function registrationsOf(core: CorsCore, routes: readonly RouterRoute[]): Regist
     while (same(end) && isMarker(routes[end]!)) end++;
     while (same(end) && !isMarker(routes[end]!)) end++;
     const entries = routes.slice(start, end);
-    registrations.push({ entries, candidate: method === 'HEAD' ? undefined : candidateOf(core, entries, method === 'ALL' ? every : [method]) });
+    registrations.push({ entries, candidate: method === 'HEAD' ? undefined : candidateOf(core, run, entries, method === 'ALL' ? every : [method]) });
     start = end;
   }
   return registrations;
 }
 
-function candidateOf(core: CorsCore, entries: readonly RouterRoute[], methods: readonly string[]): Candidate | undefined {
+function candidateOf(core: CorsCore, run: MarkersRun, entries: readonly RouterRoute[], methods: readonly string[]): Candidate | undefined {
   const markers = entries.filter(isMarker);
   const path = entries[0]!.path;
-  const refs = markers.map((entry) => core.routeMatchedElsewhere({}, methods, path, targetOf(entry.handler)[ROUTE_OPTIONS], honoRouteLabel));
+  const refs = markers.map((entry) => {
+    const marker = targetOf(entry.handler);
+    const ref = core.routeMatchedElsewhere({}, methods, path, marker[ROUTE_OPTIONS], honoRouteLabel);
+    run.know(marker, ref);
+    return ref;
+  });
   const last = entries.at(-1)!;
   // A handler taking next right after its marker in a registration of one method is the route the
   // marker is for; in app.use() and app.all() (every method) it is middleware of every URL below.

@@ -156,6 +156,8 @@ export class MarkersRun {
   readonly #answered = new WeakMap<object, PathTable>();
   /** Each marker's table where a route read holds it; a marker no route read holds gets one at its first run. */
   readonly #markers = new WeakMap<object, TableRef>();
+  /** The markers a route read holds. */
+  readonly #read = new WeakSet<object>();
 
   constructor(core: CorsCore) {
     this.#core = core;
@@ -164,6 +166,7 @@ export class MarkersRun {
   /** Keeps `ref` as the table of `marker` (any of a marker's tables: they share its options). */
   know(marker: object, ref: TableRef): void {
     if (!this.#markers.has(marker)) this.#markers.set(marker, ref);
+    this.#read.add(marker);
   }
 
   /**
@@ -209,17 +212,34 @@ export class MarkersRun {
    * middleware did not give, an OPTIONS request, headers already sent, a marker no narrower).
    */
   narrow(marker: object, options: unknown, req: IncomingMessage, res: ServerResponse): PathTable | undefined {
+    if (res.headersSent) return undefined;
+    const table = this.narrowedBy(marker, options, req, req.method ?? 'GET');
+    if (table !== undefined) for (const name of GRANT_HEADERS) res.removeHeader(name);
+    return table;
+  }
+
+  /** Whether a route read holds `marker` (its table is then in the answer already). */
+  knows(marker: object): boolean {
+    return this.#read.has(marker);
+  }
+
+  /** The table `req` is answered under so far. */
+  answeredWith(req: object): PathTable | undefined {
+    return this.#answered.get(req);
+  }
+
+  /** narrow()'s bookkeeping alone: the narrower table `req` is now answered under, or `undefined` where nothing changes. */
+  narrowedBy(marker: object, options: unknown, req: object, method: string): PathTable | undefined {
     const before = this.#answered.get(req);
     // Only what the middleware answered is narrowed: a request it left alone stays untouched.
-    if (before === undefined || req.method === 'OPTIONS' || res.headersSent) return undefined;
+    if (before === undefined || method === 'OPTIONS') return undefined;
     let ref = this.#markers.get(marker);
     if (ref === undefined) {
-      ref = this.#core.routeMatchedElsewhere({}, [req.method ?? 'GET'], '(a route not read)', options as never, 'cors.route()');
+      ref = this.#core.routeMatchedElsewhere({}, [method], '(a route not read)', options as never, 'cors.route()');
       this.#markers.set(marker, ref);
     }
-    const table = narrowedTable([before, ref.table], req.method ?? 'GET');
+    const table = narrowedTable([before, ref.table], method);
     if (table === before) return undefined;
-    for (const name of GRANT_HEADERS) res.removeHeader(name);
     this.#answered.set(req, table);
     return table;
   }
