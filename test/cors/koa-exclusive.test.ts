@@ -12,6 +12,7 @@ import t, { type Test } from 'tap';
 import { createCors } from '@lib/cors/koa';
 
 import { serve, type TestServer } from '../helpers/http.js';
+import { KOA_SPECIFICITY, KOA_WILDCARD } from '../helpers/koa-router-version.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 // Each policy grants its one fixed origin to any caller, so the origin granted names the policy applied.
@@ -87,7 +88,7 @@ t.test('routes of two paths matching one URL: the policy of the one the router r
     [true, meThenUsers, ':id', OPEN],
     ['specificity', meThenUsers, 'me', APP],
   ];
-  for (const [exclusive, declare, ran, policy] of cases) {
+  for (const [exclusive, declare, ran, policy] of cases.filter(([mode]) => mode !== 'specificity' || KOA_SPECIFICITY)) {
     const order = declare === usersThenMe ? '/users/:id first' : '/users/me first';
     const send = await serveRoutes(t, exclusive, declare);
     noMoreThan(t, await send('GET', '/users/me'), { ran, granted: policy.origin }, `exclusive: ${exclusive}, ${order}: GET runs ${ran}, under its policy`);
@@ -106,9 +107,11 @@ t.test('routes of one path: the route the exclusive router runs alone decides it
   const last = await serveRoutes(t, true, getThenAll);
   noMoreThan(t, await last('GET', '/things'), { ran: 'all', granted: APP.origin }, 'exclusive: true runs the route of every method, declared last, for GET');
   noMoreThan(t, await last('PUT', '/things'), { ran: 'all', granted: APP.origin });
-  const first = await serveRoutes(t, 'specificity', getThenAll);
-  noMoreThan(t, await first('GET', '/things'), { ran: 'GET', granted: OPEN.origin }, "'specificity' runs the first of equal parameters: the GET route");
-  noMoreThan(t, await first('PUT', '/things'), { ran: 'all', granted: APP.origin });
+  if (KOA_SPECIFICITY) {
+    const first = await serveRoutes(t, 'specificity', getThenAll);
+    noMoreThan(t, await first('GET', '/things'), { ran: 'GET', granted: OPEN.origin }, "'specificity' runs the first of equal parameters: the GET route");
+    noMoreThan(t, await first('PUT', '/things'), { ran: 'all', granted: APP.origin });
+  }
 
   const allThenGet: Declare = (router, cors) => {
     router.all('/things', cors.route(APP), answers('all'));
@@ -119,8 +122,10 @@ t.test('routes of one path: the route the exclusive router runs alone decides it
   noMoreThan(t, await allLast('GET', '/things'), { ran: 'GET', granted: OPEN.origin }, 'exclusive: true runs the GET route, declared last');
   noMoreThan(t, await allLast('HEAD', '/things'), { ran: 'GET', granted: OPEN.origin }, 'and for HEAD, which it serves');
   noMoreThan(t, await allLast('DELETE', '/things'), { ran: 'all', granted: APP.origin });
-  const allFirst = await serveRoutes(t, 'specificity', allThenGet);
-  noMoreThan(t, await allFirst('GET', '/things'), { ran: 'all', granted: APP.origin }, "'specificity' runs the route of every method, declared first");
+  if (KOA_SPECIFICITY) {
+    const allFirst = await serveRoutes(t, 'specificity', allThenGet);
+    noMoreThan(t, await allFirst('GET', '/things'), { ran: 'all', granted: APP.origin }, "'specificity' runs the route of every method, declared first");
+  }
 
   const getThenHead: Declare = (router, cors) => {
     router.get('/things', cors.route(OPEN), answers('GET'));
@@ -144,7 +149,7 @@ t.test('an exclusive router whose last layer is its own middleware runs no route
 });
 
 t.test('a HEAD route the exclusive router runs, beside a GET route of another path that serves HEAD', async (t) => {
-  for (const exclusive of [true, 'specificity'] as const) {
+  for (const exclusive of KOA_SPECIFICITY ? ([true, 'specificity'] as const) : ([true] as const)) {
     const send = await serveRoutes(t, exclusive, (router, cors) => {
       router.get('/a/:id', cors.route(OPEN), answers('GET'));
       router.head('/a/me', cors.route(APP), answers('HEAD'));
@@ -154,7 +159,10 @@ t.test('a HEAD route the exclusive router runs, beside a GET route of another pa
   }
 });
 
-t.test('a method the exclusive router leaves to its middleware on a URL: answered as one its path does not declare', async (t) => {
+// exclusive: 'specificity' is a mode of @koa/router 15 on.
+const onSpecificity = KOA_SPECIFICITY ? t.test.bind(t) : () => undefined;
+
+onSpecificity('a method the exclusive router leaves to its middleware on a URL: answered as one its path does not declare', async (t) => {
   // 'specificity' runs the first of the fewest parameters: GET finds the GET route first, PUT the middleware.
   const server = await serveRouter(t, 'specificity', (router, cors) => {
     router.get('/a/:id', cors.route(OPEN), answers('GET'));
@@ -218,7 +226,7 @@ t.test("a router's routes() as a route's handler is refused; a router app.use()d
   const inner = new Router();
   inner.get('/api/admin', cors.route(APP), answers('inner /api/admin'));
   const outer = new Router();
-  outer.all('/api/{*rest}', cors.route(OPEN), inner.routes() as never);
+  outer.all(`/api/${KOA_WILDCARD}`, cors.route(OPEN), inner.routes() as never);
   app.use(cors).use(outer.routes());
   t.throws(() => cors.mirror(app), { code: 'CORS_MOUNT_UNSEEN', message: /router\.use\(\)/ });
 
