@@ -38,7 +38,14 @@ const MATRIX = [
   {
     line: 'NestJS 10',
     oldest: true,
-    packages: { '@nestjs/core': '10.4.15', '@nestjs/common': '10.4.15', '@nestjs/platform-express': '10.4.15', '@nestjs/platform-fastify': '10.4.15' },
+    // Nest 10's fastify platform runs fastify 4, which the suite's own fastify instance must be too.
+    packages: {
+      '@nestjs/core': '10.4.15',
+      '@nestjs/common': '10.4.15',
+      '@nestjs/platform-express': '10.4.15',
+      '@nestjs/platform-fastify': '10.4.15',
+      fastify: '4.28.1',
+    },
     suites: ['nestjs'],
   },
 ];

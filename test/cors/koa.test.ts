@@ -11,7 +11,7 @@ import { createCors as createKoaCors } from '@lib/cors/koa';
 import { createCors } from '@lib/cors/standalone';
 
 import { corsHeadersOf, echoApp, serve, type TestServer } from '../helpers/http.js';
-import { KOA_ROUTER_MAJOR } from '../helpers/koa-router-version.js';
+import { KOA_ROUTER_MAJOR } from '../helpers/installed-versions.js';
 import { POLICY_CASES, requestOfRow } from '../helpers/policy-kinds.js';
 
 const quiet = { warn: () => {}, error: () => {} };

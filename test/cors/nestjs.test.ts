@@ -32,6 +32,7 @@ import { createCors } from '@lib/cors/express';
 import { CorsOptionsError, fastifyCors } from '@lib/cors/fastify';
 
 import { captureLogger, corsHeadersOf, fetchAnswer, type RequestHeaders } from '../helpers/http.js';
+import { NEST_EVERY_PATH } from '../helpers/installed-versions.js';
 
 const ALLOWED = 'https://app.test';
 const REFUSED = 'https://evil.test';
@@ -98,7 +99,7 @@ function requireToken(req: { headers: Record<string, unknown> }, res: { statusCo
 @Module({ controllers: [ItemsController] })
 class GuardedByMiddlewareModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(requireToken).forRoutes('{*splat}');
+    consumer.apply(requireToken).forRoutes(NEST_EVERY_PATH);
   }
 }
 
