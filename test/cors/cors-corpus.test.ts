@@ -15,8 +15,9 @@ import { createRequire } from 'node:module';
 import express from 'express';
 import t from 'tap';
 
-import { createCors, CorsOptionsError, type CorsOptionProblem } from '@lib/cors/express';
+import { createCors, CorsOptionsError } from '@lib/cors/express';
 
+import { ANY_SITE, applyFix } from '../helpers/fixes.js';
 import { serve, type TestServer } from '../helpers/http.js';
 import { CORPUS, type OriginCallback, type StaticOrigin } from './corpus/cors-configs.js';
 
@@ -35,7 +36,6 @@ const { corsCheck, preflightCheck } = (await import(new URL('../../../src/cors/d
   preflightCheck(origin: string, method: string, headerNames: readonly string[], answer: SeenAnswer, credentials: boolean): object | undefined;
 };
 /** What `intendedOrigins` holds where any site was meant. */
-const ANY_SITE = 'https://any-site.example';
 const PATH = '/api/items';
 
 /** Step 2 and step 7 of the guide: the renames, and an origin function that returns its answer. */
@@ -69,54 +69,6 @@ function grants(allow: StaticOrigin | undefined, origin: string): boolean {
   if (allow instanceof RegExp) return allow.test(origin);
   if (Array.isArray(allow)) return allow.some((entry) => grants(entry, origin));
   return false;
-}
-
-/**
- * The fix a refusal gives, applied as written: a code literal put where it says, an option
- * renamed, or (for '*' with credentials) the user's own origins listed, or allowCredentials left
- * out where any site was meant. `undefined`: the fix cannot be applied as written.
- */
-function applyFix(options: Record<string, unknown>, error: CorsOptionProblem, intended: readonly string[]): Record<string, unknown> | undefined {
-  const { fix } = error;
-  const next: Record<string, unknown> = { ...options };
-  const top = error.field.replace(/[[.].*$/, '');
-  if (error.code === 'CORS_WILDCARD_WITH_CREDENTIALS' && top === 'origin') {
-    if (intended.includes(ANY_SITE)) delete next.allowCredentials;
-    else next.origin = [...intended];
-    return next;
-  }
-  const renamed = /^use (\w+): (.+)$/.exec(fix);
-  if (renamed !== null) {
-    delete next[top];
-    next[renamed[1]!] = literal(renamed[2]!);
-    return next;
-  }
-  const guess = /^did you mean (\w+)\?/.exec(fix);
-  if (guess !== null) {
-    next[guess[1]!] = next[top];
-    delete next[top];
-    return next;
-  }
-  if (/^remove it\b/.test(fix) && error.field === top) {
-    delete next[top];
-    return next;
-  }
-  const written = /(\[[^\]]*\]|'[^']*')/.exec(fix);
-  if (written === null) return undefined;
-  const index = /^origin\[(\d+)\]$/.exec(error.field);
-  if (index !== null && Array.isArray(next.origin)) {
-    const list = [...next.origin];
-    list.splice(Number(index[1]), 1, ...([] as unknown[]).concat(literal(written[1]!)));
-    next.origin = list;
-  } else {
-    next[top] = literal(written[1]!);
-  }
-  return next;
-}
-
-/** A code literal as the messages write them: 'single-quoted' strings, arrays of them, true and false. */
-function literal(code: string): unknown {
-  return JSON.parse(code.replaceAll("'", '"'));
 }
 
 function routes(app: express.Express): express.Express {

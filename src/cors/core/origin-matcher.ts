@@ -222,10 +222,17 @@ function serializedOriginMistake(value: string): { problem: string; fix: string 
     return { problem: `cannot be parsed as a URL${unset}`, fix: "write scheme, host and optional port, e.g. 'https://app.example.com'" };
   }
   if (url === undefined || !value.includes('://')) {
-    const rest = value.replace(/^\/+/, '');
+    // The host and port alone ('localhost:4200/' gives 'localhost:4200'), so the fix is an origin as written.
+    const hostAndPort = value.replace(/^\/+/, '').split(/[/?#]/, 1)[0]!;
     // A dev server on a loopback host is plain http: https there would still be refused.
-    const scheme = isLoopbackHost(rest.replace(/:[0-9]*$/, '')) ? 'http' : 'https';
-    return { problem: 'is not an origin (no scheme)', fix: `write scheme and host, e.g. ${codeLiteral(`${scheme}://${rest}`)}` };
+    const scheme = isLoopbackHost(hostAndPort.replace(/:[0-9]*$/, '')) ? 'http' : 'https';
+    let origin = `${scheme}://${hostAndPort}`;
+    try {
+      origin = new URL(origin).origin;
+    } catch {
+      // Not a host at all: the suggestion stays as the user wrote it, after the scheme.
+    }
+    return { problem: 'is not an origin (no scheme)', fix: `write scheme and host, e.g. ${codeLiteral(origin)}` };
   }
   if (url.origin === 'null') {
     // Non-special schemes (chrome-extension://id) have an opaque origin in the URL parser, yet

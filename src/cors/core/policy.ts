@@ -366,7 +366,10 @@ function checkWholeNumber(
 ): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    problems.report('CORS_INVALID_NUMBER', field, value, message.problem, message.fix);
+    // A number written as a string ('600', from an environment variable): the fix is that number.
+    const written = typeof value === 'string' && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : undefined;
+    const fix = written !== undefined && Number.isSafeInteger(written) && written >= min && written <= max ? `write it as a number: ${written}` : message.fix;
+    problems.report('CORS_INVALID_NUMBER', field, value, message.problem, fix);
     return undefined;
   }
   return value;
@@ -376,7 +379,10 @@ function checkWholeNumber(
 function checkBoolean(value: unknown, field: string, problems: OptionProblems): boolean {
   if (value === undefined) return false;
   if (typeof value !== 'boolean') {
-    problems.report('CORS_INVALID_BOOLEAN', field, value, 'is not a boolean', `use true or false`);
+    // A boolean written as a string ('true', from an environment variable): the fix is that boolean.
+    const written = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+    const fix = written === 'true' || written === 'false' ? `write it as a boolean: ${written}` : 'use true or false';
+    problems.report('CORS_INVALID_BOOLEAN', field, value, 'is not a boolean', fix);
     return false;
   }
   return value;
