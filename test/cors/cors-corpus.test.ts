@@ -17,7 +17,7 @@ import t from 'tap';
 
 import { createCors, CorsOptionsError } from '@lib/cors/express';
 
-import { ANY_SITE, applyFix } from '../helpers/fixes.js';
+import { applyFix } from '../helpers/fixes.js';
 import { serve, type TestServer } from '../helpers/http.js';
 import { CORPUS, type OriginCallback, type StaticOrigin } from './corpus/cors-configs.js';
 
