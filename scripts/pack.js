@@ -186,6 +186,8 @@ function bundleOptions(outFile, home, staged) {
             loader: 'js',
           }));
           builder.onResolve({ filter: /.*/, namespace: SHARED_MODULE }, ({ path }) => ({ path, external: true }));
+          // Node's own modules by their plain names: jest before 28 resolves no `node:` specifier.
+          builder.onResolve({ filter: /^node:/ }, ({ path }) => ({ path: path.slice('node:'.length), external: true }));
         },
       },
     ],
@@ -249,7 +251,7 @@ async function stagePublicSuffixList(manifest, staged) {
   const packed = gzipSync(rules, { level: 9 }).toString('base64');
   writeFile(
     join(staged, 'dist', listFile),
-    `"use strict";\n// ${source} https://publicsuffix.org/ (Mozilla Public License 2.0), gzipped by scripts/pack.js.\nexports.rules = require("node:zlib").gunzipSync(Buffer.from(${JSON.stringify(packed)}, "base64")).toString();\n`,
+    `"use strict";\n// ${source} https://publicsuffix.org/ (Mozilla Public License 2.0), gzipped by scripts/pack.js.\nexports.rules = require("zlib").gunzipSync(Buffer.from(${JSON.stringify(packed)}, "base64")).toString();\n`,
   );
   const absentFile = targets.default.replace(/^\.\/dist\//, '');
   const { code } = await transform(readFileSync(join(DIST, absentFile), 'utf8'), { format: 'cjs', legalComments: 'none' });
@@ -257,6 +259,31 @@ async function stagePublicSuffixList(manifest, staged) {
 }
 
 /** src/cors staged for packing in `staged`: bundled JavaScript, the declarations, README, LICENSE and docs as they are. */
+/**
+ * For resolvers that read no `exports` map (jest before 28, TypeScript's `node` resolution, old
+ * bundlers): a folder per subpath (`express/package.json`) naming its CommonJS file and types, and
+ * `main` and `types` for the package itself. What `exports` gives `require()` is what they get.
+ */
+function stageLegacyResolution(manifest, staged) {
+  const folders = [];
+  for (const [subpath, conditions] of Object.entries(manifest.exports)) {
+    const target = conditions.default;
+    if (typeof target !== 'object' || typeof target.default !== 'string') continue;
+    if (subpath === '.') {
+      manifest.main = target.default;
+      manifest.types = target.types;
+      continue;
+    }
+    const folder = subpath.replace(/^\.\//, '');
+    if (folder.includes('/') || !/\.js$/.test(target.default)) continue;
+    const up = (path) => posix.join('..', path);
+    writeFile(join(staged, folder, 'package.json'), `${JSON.stringify({ main: up(target.default), types: up(target.types) }, null, 2)}\n`);
+    folders.push(`${folder}/package.json`);
+  }
+  manifest.files = [...manifest.files, ...folders];
+  writeFile(join(staged, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
 async function stageCors(staged) {
   const manifest = JSON.parse(readFileSync(join(CORS, 'package.json'), 'utf8'));
   const files = filesUnder(DIST);
@@ -266,7 +293,8 @@ async function stageCors(staged) {
   const entries = rootFiles(named);
   const { home, sharedFiles } = planBundles(entries);
 
-  for (const file of ['package.json', 'README.md', 'LICENSE', 'docs/errors.md']) cpSync(join(CORS, file), join(staged, file));
+  for (const file of ['README.md', 'LICENSE', 'docs/errors.md']) cpSync(join(CORS, file), join(staged, file));
+  stageLegacyResolution(manifest, staged);
   await stageDeclarations(manifest, staged);
   // The wrappers' shared list of names inlined into each (two small files fewer), and no comments.
   const commonWrapper = (extension) => readFileSync(join(DIST, `esm/common-exports${extension}`), 'utf8');
@@ -300,6 +328,18 @@ async function stageCors(staged) {
 }
 
 /**
+ * A workspace as tsc built it, copied into `staged` with Node's own modules required by their
+ * plain names (`require("http")`): jest before 28 resolves no `node:` specifier.
+ */
+function stagePlainSpecifiers(workspace, staged) {
+  cpSync(workspace, staged, { recursive: true, filter: (source) => !source.includes(`${workspace}/node_modules`) });
+  for (const file of filesUnder(join(staged, 'dist')).filter((name) => name.endsWith('.js'))) {
+    const path = join(staged, 'dist', file);
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/\brequire\("node:([a-z_/]+)"\)/g, 'require("$1")'));
+  }
+}
+
+/**
  * `npm pack` of `folder` into `destination`: the tarball's path. @lib/cors's prepack refuses to run
  * without LIB_CORS_STAGED, so that `npm pack -w src/cors` or `npm publish` there cannot ship the
  * unbundled workspace.
@@ -319,7 +359,13 @@ export async function pack(workspaces, destination) {
   const tarballs = [];
   for (const workspace of workspaces) {
     if (workspace !== 'cors') {
-      tarballs.push(npmPack(join(REPOSITORY, 'src', workspace), resolve(destination)));
+      const copy = mkdtempSync(join(tmpdir(), `lib-${workspace}-pack-`));
+      try {
+        stagePlainSpecifiers(join(REPOSITORY, 'src', workspace), copy);
+        tarballs.push(npmPack(copy, resolve(destination)));
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
       continue;
     }
     // A folder of its own per run: the packaging tests pack side by side.

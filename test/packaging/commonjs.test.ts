@@ -38,19 +38,40 @@ t.test('a CommonJS Express app, from the tarballs, on jest and on node --test', 
   );
   t.teardown(scratch.remove);
 
-  const jest = run(process.execPath, [join(REPOSITORY, 'node_modules/jest/bin/jest.js'), '--ci', '--json', '--outputFile=jest.json'], scratch.dir);
-  t.equal(jest.status, 0, 'jest passes', { output: jest.output });
-  const jestReport = JSON.parse(readFileSync(join(scratch.dir, 'jest.json'), 'utf8')) as {
-    numPassedTests: number;
-    numTotalTests: number;
-    testResults: { name: string }[];
-  };
-  t.same(
-    jestReport.testResults.map((file) => basename(file.name)),
-    ['cors.test.js'],
-    "jest's default configuration found the app's test file",
+  // The same app as the apps on jest 26 and 27 are: on Express 4 (Express 5 requires `node:` specifiers itself).
+  const express4 = appWithTarballs(
+    'cors-cjs-express4-app',
+    ['core', 'rest', 'cors'],
+    [`express@${root.devDependencies.express4!.replace(/^npm:express@/, '')}`],
+    'test/packaging/cjs-express-app',
   );
-  t.same([jestReport.numPassedTests, jestReport.numTotalTests], [7, 7], 'jest: every case passes');
+  t.teardown(express4.remove);
+
+  // Every jest people run, each with its default configuration (root devDependencies: jest, and
+  // jest26, jest27 and jest29 by alias). Before 28, jest reads no `exports` map and resolves no
+  // `node:` specifier: every-jest.test.js is written for those too, cors.test.js for 29 on.
+  for (const [name, bin, files, app] of [
+    ['jest 26', 'node_modules/jest26/bin/jest.js', ['every-jest.test.js'], express4],
+    ['jest 27', 'node_modules/jest27/bin/jest.js', ['every-jest.test.js'], express4],
+    ['jest 29', 'node_modules/jest29/bin/jest.js', ['cors.test.js', 'every-jest.test.js'], scratch],
+    ['jest 30', 'node_modules/jest/bin/jest.js', ['cors.test.js', 'every-jest.test.js'], scratch],
+  ] as const) {
+    const pattern = files.length === 1 ? [files[0]] : [];
+    const jest = run(process.execPath, [join(REPOSITORY, bin), '--ci', '--json', '--outputFile=jest.json', ...pattern], app.dir);
+    t.equal(jest.status, 0, `${name} passes`, { output: jest.output.slice(-6000) });
+    const jestReport = JSON.parse(readFileSync(join(app.dir, 'jest.json'), 'utf8')) as {
+      numPassedTests: number;
+      numTotalTests: number;
+      testResults: { name: string }[];
+    };
+    t.same(
+      jestReport.testResults.map((file) => basename(file.name)).sort(),
+      [...files].sort(),
+      `${name}: its default configuration found the app's test files`,
+    );
+    t.equal(jestReport.numPassedTests, jestReport.numTotalTests, `${name}: every case passes`);
+    t.ok(jestReport.numTotalTests >= (files.length === 1 ? 3 : 10), `${name}: ${jestReport.numTotalTests} cases ran`);
+  }
 
   const nodeTest = run(process.execPath, ['--test', '--test-reporter=tap', 'node-test.js'], scratch.dir);
   t.equal(nodeTest.status, 0, 'node --test passes', { output: nodeTest.output.slice(-6000) });

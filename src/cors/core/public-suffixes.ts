@@ -21,7 +21,13 @@ export function publicSuffixList(): PublicSuffixList | undefined {
   if (loaded === undefined) {
     // A require() and not an import: the package is CommonJS, and the load must happen here,
     // at the first check, not when the module is imported.
-    const { rules } = require('#public-suffix-list') as { rules: string | undefined };
+    let rules: string | undefined;
+    try {
+      ({ rules } = require('#public-suffix-list') as { rules: string | undefined });
+    } catch {
+      // A resolver that reads no `imports` map (jest before 28): no list, as at the edge.
+      rules = undefined;
+    }
     loaded = { list: rules === undefined ? undefined : parse(rules) };
   }
   return loaded.list;
