@@ -1,7 +1,8 @@
-// Writes src/cors/README.md, the README the @lib/cors tarball ships, from the guides in docs/:
-// one source for each text, and a shipped README complete for the package. Links between the
-// included guides become links within the README; links to files the tarball does not hold
-// become plain text, so every relative link in the tarball resolves. Also writes
+// Writes src/cors/README.md, the README the @lib/cors tarball ships, from the root README and the
+// guides in docs/: one source for each text, and a shipped README of one page (issue 46: at most
+// 300 lines): install, one example per entry point, every option with its default, the errors,
+// and the guides by name. Links to files the tarball does not hold become plain text, so every
+// relative link in the tarball resolves. Also writes
 // src/cors/docs/errors.md, a copy of docs/errors.md at the same path from the package's folder
 // as from the repository's, since explain() and cors-check link its sections by that path. The
 // README gives that page's introduction and an index of its codes, each linking to its section
@@ -13,7 +14,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 const root = new URL('..', import.meta.url);
 const read = (path) => readFileSync(new URL(path, root), 'utf8');
 
-/** The guides, in the order the README gives them. */
+/** The guides the README draws on or names, in the order it names them. */
 const GUIDES = ['entry-points.md', 'options.md', 'errors.md', 'diagnostics.md', 'operations.md', 'migration.md', 'cors-module.md'];
 /** The guide that ships as a file of its own (docs/errors.md); the README holds its introduction and an index. */
 const ERRORS = 'errors.md';
@@ -29,18 +30,19 @@ decided once from its route's table. One engine, an entry point per framework:
 | \`@lib/cors/express\` | Express 4 and 5: \`app.use(createCors(options))\` before the routes |
 | \`@lib/cors/koa\` | Koa with \`@koa/router\`: \`app.use(createCors(options))\` before the routers |
 | \`@lib/cors/hono\` | hono: \`app.use(createCors(app, options))\` |
-| \`@lib/cors/fastify\` | fastify 5: \`await app.register(fastifyCors, options)\` |
+| \`@lib/cors/fastify\` | fastify 4.28 and 5: \`await app.register(fastifyCors, options)\` |
 | \`@lib/cors/standalone\` | \`node:http\` and Connect: \`createCors(options).handle\` |
 | \`@lib/cors/fetch\` | Deno, Bun, Cloudflare Workers: \`createCors(options).handle(request, next)\` |
 | \`@lib/cors\` | all of the above's options and errors, and \`CorsModule\` for the \`@lib/rest\` host (install \`@lib/core\` and \`@lib/rest\` beside it) |
 
-Every entry point loads with \`import\` and with \`require()\`, each with its own types; CommonJS
-apps and jest's default configuration need nothing more, and an app that does both gets one copy
-(one engine, error classes that \`instanceof\` recognises either way). In CommonJS,
-\`require('@lib/cors/fastify')\` is the plugin itself, as with other fastify plugins.
+Every entry point loads with \`import\` and with \`require()\`, each with its own types, under
+every TypeScript \`moduleResolution\`; CommonJS apps and jest 27 on with its default configuration
+need nothing more, and an app that does both gets one copy (one engine, error classes that
+\`instanceof\` recognises either way). In CommonJS, \`require('@lib/cors/fastify')\` is the plugin
+itself, as with other fastify plugins.
 
 The command \`cors-check\`, installed with the package, judges any server's CORS answers as a
-browser would ([Why was my request refused?](#why-was-my-request-refused)).
+browser would (docs/diagnostics.md in the repository).
 
 This README is generated from the repository's docs/ (scripts/package-readme.js).
 `;
@@ -90,10 +92,66 @@ function errorsIndex() {
   );
 }
 
+/** The root README's sections whose first code block is an entry point's example, with the title they get here. */
+const EXAMPLES = [
+  ['Install', 'Install'],
+  ['Koa and hono', 'Koa and hono'],
+  ['fastify (`@lib/cors/fastify`)', 'fastify'],
+  ['`node:http` (`@lib/cors/standalone`)', '`node:http` and Connect'],
+  ['Deno, Bun and Cloudflare Workers (`@lib/cors/fetch`)', 'Deno, Bun and Cloudflare Workers'],
+  ['`CorsModule` in a `@lib/rest` application', '`CorsModule` for the `@lib/rest` host'],
+];
+
+/** A `## title` section of `text`, its heading left out. */
+function sectionOf(text, title) {
+  const start = text.indexOf(`\n## ${title}\n`);
+  if (start === -1) throw new Error(`no section "## ${title}"`);
+  const body = text.slice(start + title.length + 5);
+  const end = body.search(/^## /m);
+  return (end === -1 ? body : body.slice(0, end)).trim();
+}
+
+/** The code blocks of a section, joined. */
+function codeOf(section) {
+  return [...section.matchAll(/^```(?:ts|sh)\n[\s\S]*?^```$/gm)].map(([block]) => block).join('\n\n');
+}
+
 export function packageReadme() {
-  // Each guide's headings one level down, under the package's title.
-  const parts = GUIDES.map((guide) => shippedLinks((guide === ERRORS ? errorsIndex() : read(`docs/${guide}`).trimEnd()).replace(/^(#+) /gm, '#$1 '), ''));
-  return `${[HEAD.trimEnd(), ...parts].join('\n\n')}\n`;
+  const readme = read('README.md');
+  // The first example of the root README (Express), before its first section.
+  const express = /^```ts\n[\s\S]*?^```$/m.exec(readme)[0];
+  const examples = [
+    `## Express\n\n${express}`,
+    ...EXAMPLES.map(([from, title]) => {
+      const section = sectionOf(readme, from);
+      return `## ${title}\n\n${title === 'Install' ? 'Once published: `npm install @lib/cors` (and `@lib/core @lib/rest` for `CorsModule`). Until then, from the repository:\n\n' : ''}${codeOf(section)}`;
+    }),
+  ];
+  const options = sectionOf(read('docs/options.md'), 'Options (`CorsOptions`)')
+    .split('\n')
+    .filter((line) => line.startsWith('|'))
+    .join('\n');
+  const guides = [
+    '## Guides',
+    "In the repository's docs/: entry-points.md (each entry point in full, and what each framework's routes decide), options.md " +
+      '(every option and what each request gets), diagnostics.md (why a request was refused: `explain()`, the refusal log, `cors-check`), ' +
+      'operations.md (`reconfigure()`, `options()`, the `diagnostics_channel` channels), migration.md (Moving from `cors`, `@fastify/cors`, ' +
+      '`@koa/cors` or hono), cors-module.md (`CorsModule` and `CorsService`), and CONTRACT.md (every request kind and rule).',
+  ].join('\n\n');
+  const parts = [
+    HEAD.trimEnd(),
+    ...examples,
+    `## Options\n\nGiven to \`createCors()\`, the plugin or \`CorsModule.withOpts()\`, and per route (\`cors.route(options)\`, \`config.cors\`), merged field by field:\n\n${options}`,
+    // The errors page's introduction, its title left out, under the README's own heading.
+    shippedLinks(
+      `## Errors\n\n${errorsIndex()
+        .replace(/^# .*\n+/, '')
+        .replace(/^(#+) /gm, '#$1 ')}`,
+      '',
+    ),
+    guides,
+  ];
+  return `${parts.join('\n\n')}\n`;
 }
 
 /** docs/errors.md as the tarball ships it, beside the README (src/cors/docs/errors.md). */

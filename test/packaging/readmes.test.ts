@@ -25,8 +25,16 @@ t.test('src/cors/README.md is what docs/ make', async (t) => {
   t.equal(check.status, 0, check.stderr);
 });
 
-t.test('the root README is a front page of 300 lines or fewer', async (t) => {
-  const lines = readFileSync(join(REPOSITORY, 'README.md'), 'utf8').split('\n').length;
+t.test('the root README is a front page of 300 lines or fewer, with install and a first example in its first 40', async (t) => {
+  const text = readFileSync(join(REPOSITORY, 'README.md'), 'utf8');
+  const lines = text.split('\n');
+  t.ok(lines.length <= 300, `${lines.length} lines`);
+  t.ok(lines.findIndex((line) => line === '```ts') < 40, 'a first example in the first 40 lines');
+  t.ok(lines.findIndex((line) => line === '## Install') < 40, 'the install in the first 40 lines');
+});
+
+t.test('the @lib/cors README is one page of 300 lines or fewer', async (t) => {
+  const lines = readFileSync(join(REPOSITORY, 'src/cors/README.md'), 'utf8').split('\n').length;
   t.ok(lines <= 300, `${lines} lines`);
 });
 
