@@ -42,7 +42,7 @@ export class RouteTable {
 
   /** Compiles the lookups once every route is added. */
   compile(): void {
-    // Compiling costs about 0.1 ms a route and overflows the stack near 100,000 routes: past a
+    // Compiling takes time per route and overflows the stack near 100,000 routes: past a
     // thousand, the tree is walked uncompiled, as find-my-way does without compile().
     if (this.#routes <= 1000) this.#router.compile();
   }

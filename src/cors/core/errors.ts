@@ -167,7 +167,7 @@ function severalProblemsMessage(source: string, problems: readonly CorsOptionPro
 /**
  * Names a route registration in errors: the text, or how to make it from the registration's
  * methods and path. A function shared by many routes keeps no string a route: only an error
- * reads it, and 100,000 labels held for that cost 22 MB (CorsModule, bench --startup).
+ * reads it, and a label held per route costs memory at every route (CorsModule, bench --startup).
  */
 export type RouteLabel = string | ((methods: readonly string[], path: string) => string);
 

@@ -256,7 +256,7 @@ export class RouteTree {
       return () => table;
     }
     // Compiled lookups are generated code (new Function), which Cloudflare's workerd forbids while
-    // serving, and compiling costs about 0.1 ms a path (and overflows the stack near 100,000):
+    // serving, and compiling takes time per path (and overflows the stack near 100,000 paths):
     // past COMPILED_LOOKUP_LIMIT paths, or where code cannot be generated, the tree is walked as
     // find-my-way walks it uncompiled.
     if (paths <= COMPILED_LOOKUP_LIMIT && canGenerateCode()) router.compile();

@@ -1,7 +1,7 @@
 /**
  * The application's own find-my-way router, asked for the engine's lookups instead of a second
- * tree of the same routes: at 100,000 routes a find-my-way tree holds about 2.3 KB a route, and a
- * copy of it would double the application's memory and start-up (bench --startup). Loaded by
+ * tree of the same routes: a copy of it would double the application's memory and start-up for
+ * large route tables (bench --startup). Loaded by
  * cors-core.ts at the first router that large: most applications never have one.
  */
 import { buildPathTable, type PathTable } from './path-table.js';

@@ -53,9 +53,9 @@ export function setCorsCookie(
   try {
     // Loaded at the first cookie, not at import: most applications set none through the engine.
     // cookie 0.7, the one Express 4 and 5 depend on: an Express application installs one copy (2.x
-    // is published as ES modules only, which jest on Node 22 cannot require(); 1.x installs 76 KB,
-    // a source map among it, where 0.7 installs 36 KB). It ships no types: serialize() is the one
-    // function called, with the options declared above.
+    // is published as ES modules only, which jest on Node 22 cannot require(); 1.x installs twice
+    // as much). It ships no types: serialize() is the one function called, with the options
+    // declared above.
     const { serialize } = require('cookie') as { serialize(name: string, value: string, options: CookieOptions): string };
     cookie = serialize(name, value, { ...COOKIE_DEFAULTS, ...options });
   } catch (error) {

@@ -88,7 +88,7 @@ type IncomingHeaders = Readonly<Record<string, string | string[] | undefined>>;
  * Reads a header from an IncomingMessage's `headers`.
  * Hot path: each header the engine reads has its own property access, so V8 keeps each one a fast
  * named load; one `headers[name]` for every name turns megamorphic and costs a generic lookup per
- * read (about 440 instructions of a preflight's 66,000 under callgrind, Node 22).
+ * read (bench/RESULTS.md counts it).
  */
 function readHeaderField(headers: IncomingHeaders, name: string): string | undefined {
   let value: string | string[] | undefined;
