@@ -159,9 +159,10 @@ function bundleOptions(outFile, home, staged) {
     // Resolved by Node from the package's `imports` (the list, or its stand-in at the edge), never bundled.
     external: ['#public-suffix-list'],
     legalComments: 'none',
-    // Whitespace only: names stay as written, for stack traces. Scanning the whitespace was 14% of
-    // the instructions a require() of @lib/cors/standalone spends in the package's own files.
-    minifyWhitespace: true,
+    // Not minified: an uncaught error prints its source line, and its stack frames point into
+    // lines a reader can open (issue 46). Whitespace-minified, each file was one line, and an
+    // option error printed that whole line.
+    minifyWhitespace: false,
     logLevel: 'error',
     outfile: join(staged, 'dist', outFile),
     plugins: [

@@ -73,6 +73,16 @@ t.test('a CommonJS Express app, from the tarballs, on jest and on node --test', 
     t.ok(jestReport.numTotalTests >= (files.length === 1 ? 3 : 10), `${name}: ${jestReport.numTotalTests} cases ran`);
   }
 
+  // An option error nobody catches: Node prints the line that threw and the stack, readable.
+  const uncaught = run(process.execPath, ['-e', "require('@lib/cors/express').createCors({ origin: ['localhost:4200/'], maxAge: 'x' })"], scratch.dir);
+  t.not(uncaught.status, 0, 'the app stops');
+  t.match(uncaught.output, /CorsOptionsError: createCors\(\) of @lib\/cors\/express: 2 problems/);
+  t.ok(uncaught.output.length < 8000, `${uncaught.output.length} characters printed`);
+  const longest = Math.max(...uncaught.output.split('\n').map((line) => line.length));
+  t.ok(longest < 400, `no minified line: the longest is ${longest} characters`);
+  const frames = [...uncaught.output.matchAll(/@lib\/cors\/dist\/[\w/.-]+\.js:(\d+):\d+/g)].map((found) => Number(found[1]));
+  t.ok(frames.length > 0 && frames.every((line) => line > 1), `the package's frames point at lines of their files (${frames.join(', ')})`);
+
   const nodeTest = run(process.execPath, ['--test', '--test-reporter=tap', 'node-test.js'], scratch.dir);
   t.equal(nodeTest.status, 0, 'node --test passes', { output: nodeTest.output.slice(-6000) });
   t.match(nodeTest.output, /^# pass 11$/m, 'node --test: the 7 cases, and the 4 that load both forms or every entry point');
