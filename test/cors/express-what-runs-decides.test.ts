@@ -81,6 +81,30 @@ for (const [name, { express, wildcard }] of Object.entries(VERSIONS)) {
     t.equal(asked.headers['access-control-allow-origin'], undefined, 'nor to its preflight');
   });
 
+  t.test(`${name}: routes of different policies sharing a URL are named once, with the fix, when rule F narrows their answer`, async (t) => {
+    const warnings: string[] = [];
+    const app = express();
+    const cors = createCors(PARTNERS, { logger: { warn: (line: string) => void warnings.push(line), error: () => {} } });
+    app.use(cors);
+    app.put('/users/:id', cors.route(ADMINS), (_req, res) => void res.send('a user'));
+    app.put('/users/me', (_req, res) => void res.send('me'));
+    app.get('/users/:id', (_req, res) => void res.send('read'));
+    const server = await serve(app as never);
+    t.teardown(server.close);
+    await server.send('GET', '/users/me', { Origin: PARTNER });
+    t.same(warnings, [], 'one route serves GET there: nothing to say');
+    const answer = await server.send('PUT', '/users/me', { Origin: PARTNER });
+    t.equal(answer.headers['access-control-allow-origin'], undefined, 'narrowed: the admins alone may not, the partners alone may not');
+    t.equal(warnings.length, 1);
+    t.match(
+      warnings[0],
+      /PUT on a URL matched by the route of \/users\/:id and a route without options of its own is answered under what all of them allow.*Fix: give those routes paths that do not share a URL, or one policy/,
+    );
+    await server.send('OPTIONS', '/users/me', preflight(PARTNER, 'PUT'));
+    await server.send('PUT', '/users/me', { Origin: ADMIN });
+    t.equal(warnings.length, 1, 'said once');
+  });
+
   t.test(`${name}: nothing of Express is added or replaced, by reading its routes or by serving`, async (t) => {
     const app = express();
     const cors = createCors(PARTNERS, { logger: quiet });

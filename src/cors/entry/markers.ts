@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CorsCore, TableRef } from '../core/cors-core.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
-import type { RequestKind } from '../core/decision.js';
+import { type RequestKind, tableOfMethod } from '../core/decision.js';
 import { narrowedTable, urlPreflightTable } from '../core/narrowing.js';
 import { methodAloneTable, type PathTable } from '../core/path-table.js';
 import { KEPT_PATHS } from '../core/route-overlaps.js';
@@ -99,10 +99,14 @@ function candidateTables(candidates: readonly Candidate[], method: string, base:
   return served ? tables : undefined;
 }
 
-/** What candidateTables() finds, whether a route serves `method` or not: a request no route answers still runs the markers mounted on its way. */
-function tablesOf(candidates: readonly Candidate[], method: string, base: PathTable): { tables: PathTable[]; served: boolean } {
+/**
+ * What candidateTables() finds, whether a route serves `method` or not: a request no route answers
+ * still runs the markers mounted on its way. `routes`: how many of the tables are routes' own.
+ */
+function tablesOf(candidates: readonly Candidate[], method: string, base: PathTable): { tables: PathTable[]; served: boolean; routes: number } {
   const tables: PathTable[] = [];
   let served = false;
+  let routes = 0;
   for (const candidate of candidates) {
     if (candidate.kind === 'marker') {
       tables.push(candidate.ref.table);
@@ -111,11 +115,22 @@ function tablesOf(candidates: readonly Candidate[], method: string, base: PathTa
     const refs = tablesFor(candidate.methods, method);
     if (refs === false) continue;
     served = true;
-    if (refs !== undefined) for (const ref of refs) tables.push(ref.table);
-    else if (!candidate.passesOn && !candidate.underMarker) tables.push(base);
+    if (refs !== undefined) {
+      for (const ref of refs) tables.push(ref.table);
+      routes++;
+    } else if (!candidate.passesOn && !candidate.underMarker) {
+      tables.push(base);
+      routes++;
+    }
   }
   if (!served) tables.push(base);
-  return { tables: tables.length === 0 ? [base] : tables, served };
+  return { tables: tables.length === 0 ? [base] : tables, served, routes };
+}
+
+/** Whether routes of different policies decide `method` among `tables`: rule F then answers under less than either gives. */
+function routesDiffer(tables: readonly PathTable[], method: string): boolean {
+  const first = tableOfMethod(tables[0]!, method).policy;
+  return tables.some((table) => tableOfMethod(table, method).policy !== first);
 }
 
 /** Every method the candidates' routes serve, in the order found (their `Allow`). */
@@ -180,6 +195,7 @@ export class MarkersRun {
     const found = kind === 'options' ? undefined : tablesOf(candidates, method, base.table);
     if (found?.served === true) {
       table = narrowedTable(found.tables, method);
+      if (found.routes > 1 && !this.#named.has(table)) this.#nameNarrowing(table, found.tables, method);
       if (kind === 'preflight') table = preflightOnUrl(table, candidates, base.table);
     } else if (found !== undefined && kind === 'actual') {
       // No route answers (a 404, a static file): the middleware's options, narrowed by the markers on its way.
@@ -200,6 +216,24 @@ export class MarkersRun {
     this.#answered.set(req, table);
     return table;
   }
+
+  /**
+   * A URL whose routes of different policies all serve `method` is answered under what all of
+   * them allow: said once per such set of routes (at its first request; the routes are read then),
+   * naming them and the fix, since the route that runs may have meant to give more.
+   */
+  #nameNarrowing(table: PathTable, tables: readonly PathTable[], method: string): void {
+    this.#named.add(table);
+    if (!routesDiffer(tables, method)) return;
+    const routes = [...new Set(tables.map((one) => (one.route === '*' ? 'a route without options of its own' : `the route of ${one.route}`)))];
+    this.#core.logger.warn(
+      `${this.#core.source}: ${method} on a URL matched by ${routes.join(' and ')} is answered under what all of them allow (docs/CONTRACT.md, rule F), ` +
+        'which may be less than the route that runs gives. Fix: give those routes paths that do not share a URL, or one policy.',
+    );
+  }
+
+  /** The narrowed tables named already. */
+  readonly #named = new WeakSet<PathTable>();
 
   /** Whether this middleware answered `req` already: used twice on a request's way, the first use answers. */
   answered(req: object): boolean {
