@@ -191,6 +191,28 @@ export class MarkersRun {
    * files, 404s), as `cors` does.
    */
   answer(req: object, kind: RequestKind, method: string, candidates: readonly Candidate[], base: TableRef): PathTable | undefined {
+    // The answer depends on the candidates (kept per path), the kind and the method alone: made
+    // once each, and made again after reconfigure(), which replaces every table (base's too).
+    let made = this.#made.get(candidates);
+    if (made === undefined || made.base !== base.table) {
+      made = { base: base.table, tables: new Map() };
+      this.#made.set(candidates, made);
+    }
+    const key = kind === 'actual' ? method : `${kind} ${method}`;
+    let table = made.tables.get(key);
+    if (table === undefined) {
+      table = this.#answerOf(kind, method, candidates, base) ?? null;
+      made.tables.set(key, table);
+    }
+    if (table === null) return undefined;
+    this.#answered.set(req, table);
+    return table;
+  }
+
+  /** The tables answered per candidate list, each list's by kind and method (`null`: handed on), under the base table they were made with. */
+  readonly #made = new WeakMap<readonly Candidate[], { base: PathTable; tables: Map<string, PathTable | null> }>();
+
+  #answerOf(kind: RequestKind, method: string, candidates: readonly Candidate[], base: TableRef): PathTable | undefined {
     let table: PathTable;
     const found = kind === 'options' ? undefined : tablesOf(candidates, method, base.table);
     if (found?.served === true) {
@@ -213,7 +235,6 @@ export class MarkersRun {
       // A preflight grants no method no route serves, not even where a policy lists it (allowedMethods: '*').
       if (kind === 'preflight' && table.policy.allowedMethods !== undefined) table = methodAloneTable(table, undefined);
     }
-    this.#answered.set(req, table);
     return table;
   }
 
