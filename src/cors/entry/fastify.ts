@@ -201,9 +201,6 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     if (entry === undefined && route.url !== undefined) return warnUnseen(route.method, route.url, next);
     if (entry === LEFT_OUT || covered === 0) return next();
     const raw = request.raw;
-    // Registered in a context and again in one inside it, both hooks run: the outer one decides,
-    // also where it hands the request on (a preflight a left-out route may run), which the inner one must not answer.
-    if (decidedByAnother(raw, run)) return next();
     if (raw.method !== 'OPTIONS') {
       // The route fastify runs decides (a 404: the plugin's options).
       const table = typeof entry === 'object' ? entry.table : base.table;
@@ -218,6 +215,10 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
         next(error as Error | undefined);
       });
     }
+    // Registered in a context and again in one inside it, both hooks run: the outer one decides,
+    // also where it hands the request on (a preflight a left-out route may run), which the inner
+    // one must not answer. (An actual request's table is the route's own, the same to both.)
+    if (decidedByAnother(raw, run)) return next();
     const kind = requestKind(raw.method, raw, readNodeHeader);
     const method = routingMethod(raw.method, raw, readNodeHeader);
     const matched = routes.of(raw.url ?? '/', raw.headers.host ?? (raw.headers[':authority'] as string | undefined));
