@@ -72,6 +72,11 @@ function FASTIFY() {
   ];
 }
 
+/** The suites under test/cors/frameworks/; the others (per-method, overlapping-paths) are in test/cors/. */
+const FRAMEWORK_SUITES = new Set(
+  [...EXPRESS(), ...KOA(), ...HONO(), ...FASTIFY(), 'nestjs'].filter((suite) => !['per-method', 'overlapping-paths'].includes(suite)),
+);
+
 const args = process.argv.slice(2);
 const oldestOnly = args.includes('--oldest');
 const named = args.filter((arg) => !arg.startsWith('--'));
@@ -114,7 +119,7 @@ for (const run of runs) {
       swapped.push([target, aside]);
       symlinkSync(join(scratch, 'node_modules', name), target, 'dir');
     }
-    const files = run.suites.map((suite) => join('build', 'test', 'cors', `${suite}.test.js`));
+    const files = run.suites.map((suite) => join('build', 'test', 'cors', FRAMEWORK_SUITES.has(suite) ? 'frameworks' : '', `${suite}.test.js`));
     const tap = spawnSync(process.execPath, [join(modules, 'tap', 'dist', 'esm', 'run.mjs'), '--disable-coverage', '-R', 'terse', ...files], {
       cwd: root,
       stdio: 'inherit',

@@ -14,9 +14,9 @@ import t from 'tap';
 import fastifyCors from '@lib/cors/fastify';
 import { createCors, type CorsOptions } from '@lib/cors/standalone';
 
-import { bundledFastify } from '../helpers/other-fastifies.js';
-import { captureLogger, corsHeadersOf, deepFreeze, echoApp, fetchAnswer, serve, type Answer } from '../helpers/http.js';
-import { POLICY_CASES, requestOfRow } from '../helpers/policy-kinds.js';
+import { bundledFastify } from '../../helpers/other-fastifies.js';
+import { captureLogger, corsHeadersOf, deepFreeze, echoApp, fetchAnswer, serve, type Answer } from '../../helpers/http.js';
+import { POLICY_CASES, requestOfRow } from '../../helpers/policy-kinds.js';
 
 const PATH = '/users/7';
 /** A fastify whose router the plugin cannot reach: the engine's own tree then finds the tables. */

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 
 import fastifyCors, { CorsOptionsError, fastifyCors as named } from '@lib/cors/fastify';
 
-import { captureLogger, corsHeadersOf, fetchAnswer, type RequestHeaders } from '../helpers/http.js';
+import { captureLogger, corsHeadersOf, fetchAnswer, type RequestHeaders } from '../../helpers/http.js';
 
 const LIST = ['https://a.test', 'https://b.test'];
 /** The plugin's logger wherever a test expects nothing logged; checked by the last test. */

@@ -14,7 +14,7 @@ import t from 'tap';
 
 import fastifyCors from '@lib/cors/fastify';
 
-import { captureLogger } from '../helpers/http.js';
+import { captureLogger } from '../../helpers/http.js';
 
 const SEGMENTS = ['a', 'A', 'b', ':x', ':y', ':x(\\d+)', ':y(\\d+)', ':x([a-z]+)', ':x([A-Z]+)', 'a::b', 'a::c', 'A::B'];
 

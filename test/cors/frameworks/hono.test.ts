@@ -9,7 +9,7 @@ import t from 'tap';
 import { createCors as createFetchCors } from '@lib/cors/fetch';
 import { createCors } from '@lib/cors/hono';
 
-import { POLICY_CASES, requestOfRow } from '../helpers/policy-kinds.js';
+import { POLICY_CASES, requestOfRow } from '../../helpers/policy-kinds.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 

@@ -23,7 +23,7 @@ import t, { type Test } from 'tap';
 
 import { createCors } from '@lib/cors/express';
 
-import { captureLogger, serve } from '../helpers/http.js';
+import { captureLogger, serve } from '../../helpers/http.js';
 
 type Express = typeof express5;
 const quiet = { warn: () => {}, error: () => {} };

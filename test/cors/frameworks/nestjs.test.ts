@@ -31,8 +31,8 @@ import t, { type Test } from 'tap';
 import { createCors } from '@lib/cors/express';
 import { CorsOptionsError, fastifyCors } from '@lib/cors/fastify';
 
-import { captureLogger, corsHeadersOf, fetchAnswer, type RequestHeaders } from '../helpers/http.js';
-import { NEST_EVERY_PATH } from '../helpers/installed-versions.js';
+import { captureLogger, corsHeadersOf, fetchAnswer, type RequestHeaders } from '../../helpers/http.js';
+import { NEST_EVERY_PATH } from '../../helpers/installed-versions.js';
 
 const ALLOWED = 'https://app.test';
 const REFUSED = 'https://evil.test';

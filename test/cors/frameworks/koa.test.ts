@@ -10,9 +10,9 @@ import t, { type Test } from 'tap';
 import { createCors as createKoaCors } from '@lib/cors/koa';
 import { createCors } from '@lib/cors/standalone';
 
-import { corsHeadersOf, echoApp, serve, type TestServer } from '../helpers/http.js';
-import { KOA_ROUTER_MAJOR } from '../helpers/installed-versions.js';
-import { POLICY_CASES, requestOfRow } from '../helpers/policy-kinds.js';
+import { corsHeadersOf, echoApp, serve, type TestServer } from '../../helpers/http.js';
+import { KOA_ROUTER_MAJOR } from '../../helpers/installed-versions.js';
+import { POLICY_CASES, requestOfRow } from '../../helpers/policy-kinds.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 

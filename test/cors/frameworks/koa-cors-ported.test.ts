@@ -63,7 +63,7 @@ import t, { type Test } from 'tap';
 
 import { createCors, type CorsOptions, type KoaContext, type KoaCors } from '@lib/cors/koa';
 
-import { type Answer, captureLogger, serve, type TestServer } from '../helpers/http.js';
+import { type Answer, captureLogger, serve, type TestServer } from '../../helpers/http.js';
 
 const KOAJS = 'https://koajs.com';
 const quiet = { warn: () => {}, error: () => {} };

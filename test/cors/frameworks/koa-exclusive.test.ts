@@ -11,8 +11,8 @@ import t, { type Test } from 'tap';
 
 import { createCors } from '@lib/cors/koa';
 
-import { serve, type TestServer } from '../helpers/http.js';
-import { KOA_SPECIFICITY, KOA_WILDCARD } from '../helpers/installed-versions.js';
+import { serve, type TestServer } from '../../helpers/http.js';
+import { KOA_SPECIFICITY, KOA_WILDCARD } from '../../helpers/installed-versions.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 // Each policy grants its one fixed origin to any caller, so the origin granted names the policy applied.

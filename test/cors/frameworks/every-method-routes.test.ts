@@ -15,7 +15,7 @@ import { createCors as createExpressCors } from '@lib/cors/express';
 import { createCors as createHonoCors } from '@lib/cors/hono';
 import { createCors as createKoaCors } from '@lib/cors/koa';
 
-import { corsHeadersOf, serve } from '../helpers/http.js';
+import { corsHeadersOf, serve } from '../../helpers/http.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 const BASE = { origin: 'https://base.test' };

@@ -13,7 +13,7 @@ import t from 'tap';
 
 import { createCors } from '@lib/cors/express';
 
-import { serve } from '../helpers/http.js';
+import { serve } from '../../helpers/http.js';
 
 type Express = typeof express5;
 const VERSIONS: Record<string, { express: Express; wildcard: string }> = {

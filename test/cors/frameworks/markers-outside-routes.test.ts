@@ -20,7 +20,7 @@ import { createCors as createExpressCors } from '@lib/cors/express';
 import { createCors as createHonoCors } from '@lib/cors/hono';
 import { createCors as createKoaCors } from '@lib/cors/koa';
 
-import { serve } from '../helpers/http.js';
+import { serve } from '../../helpers/http.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 const OPEN = { origin: 'https://app.test', allowCredentials: true };

@@ -19,7 +19,7 @@ import fastifyCors from '@lib/cors/fastify';
 import { createCors as createHonoCors } from '@lib/cors/hono';
 import { createCors as createKoaCors } from '@lib/cors/koa';
 
-import { fetchAnswer, serve } from '../helpers/http.js';
+import { fetchAnswer, serve } from '../../helpers/http.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 const A = 'https://a.test';

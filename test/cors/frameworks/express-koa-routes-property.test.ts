@@ -29,8 +29,8 @@ import t, { type Test } from 'tap';
 import { createCors as createExpressCors } from '@lib/cors/express';
 import { createCors as createKoaCors } from '@lib/cors/koa';
 
-import { type Answer, serve } from '../helpers/http.js';
-import { KOA_SPECIFICITY, KOA_WILDCARD } from '../helpers/installed-versions.js';
+import { type Answer, serve } from '../../helpers/http.js';
+import { KOA_SPECIFICITY, KOA_WILDCARD } from '../../helpers/installed-versions.js';
 
 const METHODS = ['GET', 'PUT', 'DELETE', 'POST'] as const;
 /**

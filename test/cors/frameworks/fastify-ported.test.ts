@@ -72,7 +72,7 @@ import t, { type Test } from 'tap';
 
 import fastifyCors, { type FastifyCorsOptions } from '@lib/cors/fastify';
 
-import { captureLogger } from '../helpers/http.js';
+import { captureLogger } from '../../helpers/http.js';
 
 const EXAMPLE = 'https://example.com';
 const PREFLIGHT = { 'access-control-request-method': 'GET', origin: EXAMPLE };

@@ -10,8 +10,8 @@ import t, { type Test } from 'tap';
 import { createCors as createExpressCors, RouteRegistrationError } from '@lib/cors/express';
 import { createCors } from '@lib/cors/standalone';
 
-import { corsHeadersOf, echoApp, serve, type TestServer } from '../helpers/http.js';
-import { POLICY_CASES, requestOfRow } from '../helpers/policy-kinds.js';
+import { corsHeadersOf, echoApp, serve, type TestServer } from '../../helpers/http.js';
+import { POLICY_CASES, requestOfRow } from '../../helpers/policy-kinds.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 const EXPRESSES = { 'Express 4': express4, 'Express 5': express5 } as const;

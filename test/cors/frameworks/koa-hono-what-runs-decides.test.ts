@@ -19,7 +19,7 @@ import t from 'tap';
 import { createCors as createHonoCors } from '@lib/cors/hono';
 import { createCors as createKoaCors } from '@lib/cors/koa';
 
-import { serve } from '../helpers/http.js';
+import { serve } from '../../helpers/http.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 const A = 'https://a.test';
