@@ -127,12 +127,6 @@ function tablesOf(candidates: readonly Candidate[], method: string, base: PathTa
   return { tables: tables.length === 0 ? [base] : tables, served, routes };
 }
 
-/** Whether routes of different policies decide `method` among `tables`: rule F then answers under less than either gives. */
-function routesDiffer(tables: readonly PathTable[], method: string): boolean {
-  const first = tableOfMethod(tables[0]!, method).policy;
-  return tables.some((table) => tableOfMethod(table, method).policy !== first);
-}
-
 /** Every method the candidates' routes serve, in the order found (their `Allow`). */
 function allowedMethods(candidates: readonly Candidate[]): string[] {
   const methods: string[] = [];
@@ -245,7 +239,8 @@ export class MarkersRun {
    */
   #nameNarrowing(table: PathTable, tables: readonly PathTable[], method: string): void {
     this.#named.add(table);
-    if (!routesDiffer(tables, method)) return;
+    // narrowedTable() gives the first table's own where every one decides under one policy: nothing was narrowed.
+    if (table === tableOfMethod(tables[0]!, method)) return;
     const routes = [...new Set(tables.map((one) => (one.route === '*' ? 'a route without options of its own' : `the route of ${one.route}`)))];
     this.#core.logger.warn(
       `${this.#core.source}: ${method} on a URL matched by ${routes.join(' and ')} is answered under what all of them allow (docs/CONTRACT.md, rule F), ` +
