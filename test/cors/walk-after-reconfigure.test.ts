@@ -1,5 +1,5 @@
 /**
- * A URL's routes, once found, are kept (CandidateCache in entry/markers.ts); what its
+ * A URL's routes, once found, are kept (CandidateCache in core/route-markers.ts); what its
  * OPTIONS answers need of them (which paths share it, under which policies) is weighed again
  * after reconfigure() replaced the policies. Found by a review: a preflight on a URL seen before a
  * reconfigure() listed a method that now runs under another policy.

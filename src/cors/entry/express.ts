@@ -14,7 +14,7 @@ import { RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS } from '../core/path-table.js';
-import { type Candidate, CandidateCache, MarkersRun, markRoute, type MaybeMarked, ROUTE_OPTIONS } from './markers.js';
+import { type Candidate, CandidateCache, MarkersRun, markRoute, type MaybeMarked, ROUTE_OPTIONS } from '../core/route-markers.js';
 import { type Next, readNodeHeader, respond } from './node.js';
 
 export * from './common-exports.js';

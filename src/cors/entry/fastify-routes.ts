@@ -12,12 +12,17 @@
  * it, or past it to them: it is counted wherever its path matches, beside the route a request
  * without that constraint runs.
  */
+import { createRequire } from 'node:module';
+
+import type { FastifyInstance } from 'fastify';
 import type Router from 'find-my-way';
 
 import type { TableRef } from '../core/cors-core.js';
+import { narrowedTable } from '../core/narrowing.js';
 import type { PathMatching } from '../core/path-matching.js';
+import type { PathTable } from '../core/path-table.js';
 import { KEPT_PATHS } from '../core/route-overlaps.js';
-import type { Candidate } from './markers.js';
+import type { Candidate } from '../core/route-markers.js';
 
 /** What the plugin decided for a route, kept in the route's config for its onRequest hook. */
 export const ROUTE = Symbol('@lib/cors/fastify route');
@@ -58,6 +63,7 @@ export class FastifyRouteIndex {
   /** Every method a route serves, GET and HEAD first: the order a URL's methods are listed in. */
   readonly #methods = new Set<string>(['GET', 'HEAD']);
   #hostBound = false;
+  #twins: { methods: readonly string[]; url: string; constraints: Record<string, unknown> | undefined; route: DeclaredRoute }[] = [];
   readonly #kept = new Map<string, MatchedRoutes>();
 
   constructor(settings: RouterSettings, createRouter: typeof Router, ownHostStrategy: boolean) {
@@ -97,6 +103,38 @@ export class FastifyRouteIndex {
     return found;
   }
 
+  /** A prefixed plugin's '/' route, which fastify may serve at `prefix/` too: filed by fileTwins() once fastify has every route. */
+  addTwin(methods: readonly string[], url: string, constraints: Record<string, unknown> | undefined, route: DeclaredRoute): void {
+    this.#twins.push({ methods, url, constraints, route });
+  }
+
+  /**
+   * Files each twin under the methods fastify serves it for, as `find` (fastify.findRoute) finds
+   * it: where each parameter takes its own name (`:id` for `:id`), where a wildcard or another
+   * route's parameter would take something else.
+   */
+  fileTwins(find: (method: string, url: string, constraints: Record<string, unknown> | undefined) => { params?: object } | null): void {
+    for (const twin of this.#twins) {
+      const served = twin.methods.filter((method) => {
+        const found = find(method, twin.url, twin.constraints);
+        return found !== null && Object.entries(found.params ?? {}).every(([name, value]) => value === `:${name}`);
+      });
+      if (served.length > 0) this.add(served, twin.url, twin.constraints, twin.route);
+    }
+    this.#twins = [];
+  }
+
+  /** What every route `url` matches for `method` allows (explain() and cors-check ask it); `undefined` where none does. */
+  narrowedFor(url: string, method: string): PathTable | undefined {
+    const tables = this.of(url, undefined).candidates.flatMap((found) => (found.kind === 'route' ? (found.methods.get(method) ?? []) : []));
+    return tables.length === 0
+      ? undefined
+      : narrowedTable(
+          tables.map((ref) => ref.table),
+          method,
+        );
+  }
+
   #find(path: string, derived: { host: string } | undefined): MatchedRoutes {
     const candidates: Candidate[] = [];
     const leftOut = new Set<string>();
@@ -118,4 +156,46 @@ export class FastifyRouteIndex {
   #newRouter(): AnyRouter {
     return this.#createRouter({ ...this.#settings, querystringParser: () => ({}) });
   }
+}
+
+/** find-my-way's settings that change which route a path matches, with fastify's defaults. */
+const ROUTER_DEFAULTS = {
+  ignoreTrailingSlash: false,
+  ignoreDuplicateSlashes: false,
+  caseSensitive: true,
+  useSemicolonDelimiter: false,
+  maxParamLength: 100,
+  allowUnsafeRegex: false,
+} as const;
+const ROUTER_SETTINGS = Object.keys(ROUTER_DEFAULTS) as (keyof typeof ROUTER_DEFAULTS)[];
+
+/**
+ * fastify's router options that change which route a path matches: from `routerOptions` (fastify
+ * 5.5 on) where given, else the top level. fastify's `initialConfig.routerOptions` lists every
+ * field, those given at the top level with their defaults: a default there defers to the top level.
+ */
+export function routerSettingsOf(fastify: FastifyInstance): RouterSettings {
+  const config = fastify.initialConfig as Readonly<Record<string, unknown>> & { routerOptions?: Readonly<Record<string, unknown>> };
+  const settings: Record<string, unknown> = {};
+  for (const field of ROUTER_SETTINGS) {
+    const nested = config.routerOptions?.[field];
+    const value = nested !== undefined && nested !== ROUTER_DEFAULTS[field] ? nested : (config[field] ?? nested);
+    if (value !== undefined) settings[field] = value;
+  }
+  return settings as RouterSettings;
+}
+
+/**
+ * The find-my-way fastify itself depends on, where it can be resolved from fastify's own folder
+ * and that fastify is the one running (so both match a path alike, fastify 4's find-my-way 8
+ * included); else this package's.
+ */
+export function findMyWayOf(fastify: FastifyInstance): typeof Router {
+  try {
+    const fromFastify = createRequire(require.resolve('fastify/package.json'));
+    if ((fromFastify('./package.json') as { version?: string }).version === fastify.version) return fromFastify('find-my-way') as typeof Router;
+  } catch {
+    // fastify bundled, or not resolvable from here.
+  }
+  return require('find-my-way') as typeof Router;
 }

@@ -16,22 +16,19 @@
  * only the routes declared after it. A route declared before gets no CORS headers, and a message
  * names it at its first request (fastify lists its routes to no plugin).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
+import type { IncomingMessage } from 'node:http';
 
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction, RouteOptions } from 'fastify';
-import type FindMyWay from 'find-my-way';
-import vary from 'vary';
 
 import { controlsOf, CorsCore, findMyWayKeyFor, oneMethodList, routeLabel, type CorsControls } from '../core/cors-core.js';
 import { requestKind, routingMethod } from '../core/decision.js';
 import type { CorsLogger, CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS } from '../core/path-table.js';
-import { narrowedTable } from '../core/narrowing.js';
 import { decisionsObserved } from '../diagnostics/channels.js';
-import { CATCH_ALL, FastifyRouteIndex, LEFT_OUT, ROUTE, type RouteEntry, type RouterSettings } from './fastify-routes.js';
-import { MarkersRun } from './markers.js';
+import { CATCH_ALL, FastifyRouteIndex, findMyWayOf, LEFT_OUT, ROUTE, routerSettingsOf, type RouteEntry } from './fastify-routes.js';
+import { MarkersRun } from '../core/route-markers.js';
 import { readNodeHeader, respond } from './node.js';
+import { headersObjectOf } from './node-writer.js';
 
 export * from './common-exports.js';
 
@@ -60,25 +57,8 @@ declare module 'fastify' {
   }
 }
 
-/**
- * The actual-response headers of a constant policy (rule A: the same for every request, whatever
- * its origin) as an object for `reply.headers()`, by the answer list they are made from, which
- * paths of one policy and method list share: a few objects, not one a route.
- */
-const constantHeaders = new WeakMap<readonly string[], Record<string, string>>();
-
 /** fastify's options for `register()` itself, which reach the plugin with its own (`logLevel` is used: see below). */
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
-/** find-my-way's settings that change which route a path matches, with fastify's defaults. */
-const ROUTER_DEFAULTS = {
-  ignoreTrailingSlash: false,
-  ignoreDuplicateSlashes: false,
-  caseSensitive: true,
-  useSemicolonDelimiter: false,
-  maxParamLength: 100,
-  allowUnsafeRegex: false,
-} as const;
-const ROUTER_SETTINGS = Object.keys(ROUTER_DEFAULTS) as (keyof typeof ROUTER_DEFAULTS)[];
 const SOURCE = '@lib/cors/fastify';
 
 type RouteConfig = Record<PropertyKey, unknown> & { cors?: unknown };
@@ -110,17 +90,7 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   /** How a route's path is filed with the engine: as fastify's router files it, so that its methods share one table. */
   const pathKey = findMyWayKeyFor(settings);
   // explain() and cors-check ask what a preflight would be granted: what every route matching there allows.
-  core.lookUpWith((url, method = 'GET') => {
-    const tables = routes.of(url, undefined).candidates.flatMap((found) => (found.kind === 'route' ? (found.methods.get(method) ?? []) : []));
-    return tables.length === 0
-      ? undefined
-      : narrowedTable(
-          tables.map((ref) => ref.table),
-          method,
-        );
-  });
-  /** `prefix/` twins of prefixed '/' routes, looked for at onReady. */
-  const twins: { methods: readonly string[]; url: string; constraints: RouteOptions['constraints']; route: RegisteredRoute }[] = [];
+  core.lookUpWith((url, method = 'GET') => routes.narrowedFor(url, method));
   /** Routes covered; with none, the engine would cover every path, so the hooks stay idle. */
   let covered = 0;
   /** Routes declared before the plugin, each named once, at its first request. */
@@ -170,30 +140,16 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     const version = (route as { version?: string }).version;
     const constraints = version === undefined ? route.constraints : { ...route.constraints, version };
     routes.add(methods, route.url, constraints, route);
-    // fastify may serve a prefixed plugin's '/' route at `prefix/` too, with this route's config,
-    // not showing it to onRoute: looked for once fastify has its routes.
-    if (route.routePath === '' && route.prefix !== '') twins.push({ methods, url: `${route.prefix}/`, constraints, route });
+    // fastify may serve a prefixed plugin's '/' route at `prefix/` too, not showing it to onRoute.
+    if (route.routePath === '' && route.prefix !== '') routes.addTwin(methods, `${route.prefix}/`, constraints, route);
     if (methods.includes('GET') && !methods.includes('HEAD')) lastGet = { url: route.url, declared, config: route.config, slot };
   });
 
   fastify.addHook('onReady', async function sealTables() {
-    for (const twin of twins) {
-      // The twin's own path, found as a URL: each parameter takes its own name (`:id` for `:id`),
-      // where a wildcard or another route's parameter would take something else.
-      const served = twin.methods.filter((method) => {
-        const found = fastify.findRoute({ method: method as 'GET', url: twin.url, constraints: twin.constraints });
-        return found !== null && Object.entries(found.params ?? {}).every(([name, value]) => value === `:${name}`);
-      });
-      if (served.length > 0) routes.add(served, twin.url, twin.constraints, twin.route);
-    }
-    twins.length = 0;
+    routes.fileTwins((method, url, constraints) => fastify.findRoute({ method: method as 'GET', url, constraints }));
     // Sealed now, so no request pays for it and the tables are complete before fastify serves.
     if (covered > 0) core.seal();
   });
-
-  /** The constant headers given last, and their answer list: most applications have one such list. */
-  let lastAnswer: readonly string[] | undefined;
-  let lastHeaders: Record<string, string> = {};
 
   fastify.addHook('onRequest', function libCorsOnRequest(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction): void {
     const route = request.routeOptions;
@@ -206,14 +162,11 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
       const table = typeof entry === 'object' ? entry.table : base.table;
       // Observed (debug, a channel subscriber), every request goes through the engine, which reports it.
       if (!table.varyOnOrigin && !decisionsObserved(core)) {
-        reply.headers(constantHeadersOf(table.actualAnswer));
+        reply.headers(headersObjectOf(table.actualAnswer));
         return next();
       }
       // The headers are set synchronously, or once an async origin function has answered; either way next() is called.
-      return respond(core, table, request, reply.raw, (error?: unknown) => {
-        keepEngineVary(reply.raw);
-        next(error as Error | undefined);
-      });
+      return respond(core, table, request, reply.raw, next as (error?: unknown) => void);
     }
     // Registered in a context and again in one inside it, both hooks run: the outer one decides,
     // also where it hands the request on (a preflight a left-out route may run), which the inner
@@ -233,9 +186,8 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     if (table === undefined) return next();
     let handedOn = false;
     respond(core, table, request, reply.raw, (error?: unknown) => {
-      handedOn = true;
       // Handed on to the application's own OPTIONS route, which fastify answers.
-      keepEngineVary(reply.raw);
+      handedOn = true;
       next(error as Error | undefined);
     });
     // The engine answered itself (a preflight, a plain OPTIONS): fastify must not send again.
@@ -243,19 +195,6 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
     // calls next() or ends the response, and fastify, never called back, sends nothing.
     if (!handedOn && reply.raw.writableEnded) reply.hijack();
   });
-
-  /** The constant headers of `answer`, made once per answer list. */
-  function constantHeadersOf(answer: readonly string[]): Record<string, string> {
-    if (answer === lastAnswer) return lastHeaders;
-    let headers = constantHeaders.get(answer);
-    if (headers === undefined) {
-      headers = headersOf(answer);
-      constantHeaders.set(answer, headers);
-    }
-    lastAnswer = answer;
-    lastHeaders = headers;
-    return headers;
-  }
 
   /** A route declared before the plugin: it is no route the plugin knows, so it gets nothing, and is named once. */
   function warnUnseen(method: string | string[] | undefined, url: string, next: HookHandlerDoneFunction): void {
@@ -272,71 +211,6 @@ function fastifyCorsPlugin(fastify: FastifyInstance, pluginOptions: FastifyCorsO
   }
 
   done();
-}
-
-/**
- * fastify writes a reply's headers over those set on the raw response (`setHeader()` each, by
- * `writeHead()` or for a stream), so a `Vary` a handler set with `reply.header()` would replace
- * the engine's: merged instead, the engine's fields first, then the handler's (the contract's rule
- * A). Done on node:http's response of this request alone, once the engine has set a Vary: an
- * `onSend` hook would be bound to every route and run on each of its requests.
- */
-function keepEngineVary(raw: ServerResponse): void {
-  const engineVary = raw.getHeader('vary');
-  if (engineVary === undefined) return;
-  const setHeader = raw.setHeader;
-  raw.setHeader = function setHeaderKeepingVary(this: ServerResponse, name: string, value: number | string | readonly string[]) {
-    return setHeader.call(this, name, typeof name === 'string' && name.toLowerCase() === 'vary' ? withEngineVary(String(engineVary), value) : value);
-  };
-}
-
-function withEngineVary(engineVary: string, own: number | string | readonly string[]): number | string | readonly string[] {
-  if (own === engineVary) return own;
-  const fields = String(own).trim();
-  try {
-    return fields === '' ? engineVary : vary.append(engineVary, fields);
-  } catch {
-    // A Vary that is no list of header names: left as the handler set it.
-    return own;
-  }
-}
-
-/** Flat [name, value, ...] pairs as an object. */
-function headersOf(pairs: readonly string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (let i = 0; i < pairs.length; i += 2) headers[pairs[i]!] = pairs[i + 1]!;
-  return headers;
-}
-
-/**
- * fastify's router options that change which route a path matches: from `routerOptions` (fastify
- * 5.5 on) where given, else the top level. fastify's `initialConfig.routerOptions` lists every
- * field, those given at the top level with their defaults: a default there defers to the top level.
- */
-function routerSettingsOf(fastify: FastifyInstance): RouterSettings {
-  const config = fastify.initialConfig as Readonly<Record<string, unknown>> & { routerOptions?: Readonly<Record<string, unknown>> };
-  const settings: Record<string, unknown> = {};
-  for (const field of ROUTER_SETTINGS) {
-    const nested = config.routerOptions?.[field];
-    const value = nested !== undefined && nested !== ROUTER_DEFAULTS[field] ? nested : (config[field] ?? nested);
-    if (value !== undefined) settings[field] = value;
-  }
-  return settings as RouterSettings;
-}
-
-/**
- * The find-my-way fastify itself depends on, where it can be resolved from fastify's own folder
- * and that fastify is the one running (so both match a path alike, fastify 4's find-my-way 8
- * included); else this package's.
- */
-function findMyWayOf(fastify: FastifyInstance): typeof FindMyWay {
-  try {
-    const fromFastify = createRequire(require.resolve('fastify/package.json'));
-    if ((fromFastify('./package.json') as { version?: string }).version === fastify.version) return fromFastify('find-my-way') as typeof FindMyWay;
-  } catch {
-    // fastify bundled, or not resolvable from here.
-  }
-  return require('find-my-way') as typeof FindMyWay;
 }
 
 /** Requests the outermost registration of the plugin has seen: registrations inside it leave them to it. */

@@ -12,7 +12,7 @@ import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS } from '../core/path-table.js';
 import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './fetch-writer.js';
-import { type Candidate, CandidateCache, MarkersRun, markRoute, type MaybeMarked, ROUTE_OPTIONS } from './markers.js';
+import { type Candidate, CandidateCache, MarkersRun, markRoute, type MaybeMarked, ROUTE_OPTIONS } from '../core/route-markers.js';
 
 export * from './common-exports.js';
 

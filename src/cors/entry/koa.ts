@@ -13,7 +13,7 @@ import { requestKind, routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
-import { type Candidate, CandidateCache, MarkersRun, markRoute, type MaybeMarked, refuseMarkerOutsideRoute, ROUTE_OPTIONS } from './markers.js';
+import { type Candidate, CandidateCache, MarkersRun, markRoute, type MaybeMarked, refuseMarkerOutsideRoute, ROUTE_OPTIONS } from '../core/route-markers.js';
 import { answerRequest, readNodeHeader } from './node.js';
 
 export * from './common-exports.js';

@@ -110,15 +110,38 @@ function keepInPairs(headers: unknown[], fields: string): void {
 
 /**
  * The application's `Vary` as it is where it already names the engine's fields (it was added to,
- * not replaced); else the engine's fields first, then the application's, as the fastify plugin
- * merges them.
+ * not replaced); else the engine's fields first, then the application's. A blank one adds nothing;
+ * one that is no list of header names is left as the application wrote it.
  */
 function withFields(value: unknown, fields: string): string {
-  const current = Array.isArray(value) ? value.join(', ') : String(value);
+  const own = (Array.isArray(value) ? value.join(', ') : String(value)).trim();
+  if (own === '') return fields;
   try {
-    return vary.append(current, fields) === current ? current : vary.append(fields, current);
+    return vary.append(own, fields) === own ? own : vary.append(fields, own);
   } catch {
-    // Not a list of header names: left as the application wrote it.
-    return current;
+    return String(value);
   }
 }
+
+/**
+ * The headers of `answer` as an object (for fastify's `reply.headers()`), made once per answer
+ * list: paths of one policy and method list share theirs, so there are a few, not one a route.
+ */
+export function headersObjectOf(answer: readonly string[]): Readonly<Record<string, string>> {
+  // Most applications have one such list: the last one is kept at hand.
+  if (answer === lastAnswer) return lastHeaders;
+  let headers = headerObjects.get(answer);
+  if (headers === undefined) {
+    const made: Record<string, string> = {};
+    for (let i = 0; i < answer.length; i += 2) made[answer[i]!] = answer[i + 1]!;
+    headers = made;
+    headerObjects.set(answer, headers);
+  }
+  lastAnswer = answer;
+  lastHeaders = headers;
+  return headers;
+}
+
+const headerObjects = new WeakMap<readonly string[], Readonly<Record<string, string>>>();
+let lastAnswer: readonly string[] | undefined;
+let lastHeaders: Readonly<Record<string, string>> = {};

@@ -2,7 +2,7 @@
  * A route of every method (`app.all()`, `router.all()`) beside routes of its path that name a
  * method, in Express 5, Express 4, Koa with @koa/router and hono. Whether a request reaches the
  * named route depends on next() calls, which cannot be known before it: each method is answered
- * under what every route serving it allows (docs/CONTRACT.md, rule F; entry/markers.ts).
+ * under what every route serving it allows (docs/CONTRACT.md, rule F; core/route-markers.ts).
  */
 import Router from '@koa/router';
 import express5 from 'express';

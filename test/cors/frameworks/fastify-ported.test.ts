@@ -612,7 +612,8 @@ t.test("from vary.test.js: the Vary a handler sets is combined with the engine's
   const cases: [string, string][] = [
     ['*', '*'],
     ['Origin', 'Origin'],
-    ['origin', 'Origin'],
+    // Already named (field names are case-insensitive): the handler's Vary is kept as it wrote it.
+    ['origin', 'origin'],
     ['Access-Control-Request-Headers', 'Origin, Access-Control-Request-Headers'],
     [' Access-Control-Request-Headers ,Access-Control-Request-Method', 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method'],
     ['Accept,*', '*'],

@@ -1,6 +1,6 @@
 /**
  * A GET route and a HEAD route of one path under different policies, in Express 5, Express 4, Koa
- * with @koa/router and hono (entry/markers.ts). Each handler says which route ran; the policy
+ * with @koa/router and hono (core/route-markers.ts). Each handler says which route ran; the policy
  * applied is no more than that route's.
  * - Express and @koa/router run a GET route for HEAD too: the first of the two declared answers
  *   HEAD. Their entry points never predict which of them runs, and answer HEAD under what both

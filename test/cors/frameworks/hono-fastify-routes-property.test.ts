@@ -382,7 +382,7 @@ const sharingPaths = (specs: fc.Arbitrary<RouteSpec[]>) =>
 /** A hono app of the routes `top` and, where `mount` is given, a sub-app mounted among them. */
 function honoSetOf({ top, mount }: { top: readonly RouteSpec[]; mount: MountSpec | null }): RouteSet {
   // Routes declared twice, which hono allows (the first runs), stay; so does an app.all() beside
-  // routes of its path that name methods (rule F: entry/markers.ts).
+  // routes of its path that name methods (rule F: core/route-markers.ts).
   const { prefix, routes } = declaredRoutes(top, mount, () => true);
   const lines: string[] = [];
   for (const [index, route] of routes.entries()) {

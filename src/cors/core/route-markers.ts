@@ -7,13 +7,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { CorsCore, TableRef } from '../core/cors-core.js';
-import { RouteRegistrationError } from '../core/errors.js';
-import type { CorsOptions } from '../core/options.js';
-import { type RequestKind, tableOfMethod } from '../core/decision.js';
-import { narrowedTable, urlPreflightTable } from '../core/narrowing.js';
-import { methodAloneTable, type PathTable } from '../core/path-table.js';
-import { KEPT_PATHS } from '../core/route-overlaps.js';
+import type { CorsCore, TableRef } from './cors-core.js';
+import { RouteRegistrationError } from './errors.js';
+import type { CorsOptions } from './options.js';
+import { type RequestKind, tableOfMethod } from './decision.js';
+import { narrowedTable, urlPreflightTable } from './narrowing.js';
+import { methodAloneTable, type PathTable } from './path-table.js';
+import { KEPT_PATHS } from './route-overlaps.js';
 
 /** Marks the no-op middleware that `cors.route()` returns in Express, Koa and hono, with the route's options. */
 export const ROUTE_OPTIONS = Symbol('@lib/cors route options');
