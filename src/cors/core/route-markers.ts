@@ -41,6 +41,11 @@ export function refuseMarkerOutsideRoute(source: string, where: string, example:
   );
 }
 
+/** Refuses a mount whose routes cannot be read (`where`), so that no request is answered without them. */
+export function refuseUnseenMount(source: string, where: string, problem: string, fix: string): never {
+  throw new RouteRegistrationError('CORS_MOUNT_UNSEEN', `${source}.mirror()`, where, problem, fix);
+}
+
 /**
  * A route or a marker the framework's matcher says a URL matches. A route gives each of its
  * methods (upper case) the tables of the markers it runs for it, or `undefined` (none: the
@@ -57,6 +62,16 @@ export type Candidate =
       readonly underMarker: boolean;
     }
   | { readonly kind: 'marker'; readonly ref: TableRef };
+
+/**
+ * Whether a route decides nothing (`passesOn`): one of every method over a wildcard path
+ * (`app.all('/api/*', authenticate)`), without a marker, whose last handler takes `next`
+ * (`takesNext`): middleware in all but name. One of a single path (a GraphQL or proxy handler
+ * that takes next) answers.
+ */
+export function passesOn(path: unknown, everyMethod: boolean, marked: boolean, takesNext: boolean): boolean {
+  return everyMethod && !marked && takesNext && typeof path === 'string' && /\*|\(\.\*\)/.test(path);
+}
 
 /** The candidates of each path, found once (matching depends on the path alone) and kept, up to KEPT_PATHS paths. */
 export class CandidateCache {
@@ -176,6 +191,17 @@ export class MarkersRun {
   know(marker: object, ref: TableRef): void {
     if (!this.#markers.has(marker)) this.#markers.set(marker, ref);
     this.#read.add(marker);
+  }
+
+  /**
+   * The table of `marker` in a route of `framework` at `path`, for `methods` there (`every`: a
+   * route of every method), kept as the marker's; bad options throw, naming the route.
+   */
+  register(marker: MaybeMarked<never>, methods: readonly string[], path: string, framework: string, every: boolean): TableRef {
+    const label = (): string => `${framework} route ${every ? 'of every method' : methods.join(',')} ${path}`;
+    const ref = this.#core.routeMatchedElsewhere({}, methods, path, marker[ROUTE_OPTIONS], label);
+    this.know(marker, ref);
+    return ref;
   }
 
   /**

@@ -76,7 +76,7 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
   let read: { size: number; candidates: CandidateCache; paths: ReadonlySet<string> } | undefined;
   const readApp = () => {
     const routes = (honoApp as HonoApp).routes;
-    read = { size: routes.length, candidates: candidatesOf(core, run, honoApp as HonoApp), paths: new Set(routes.map((route) => route.path)) };
+    read = { size: routes.length, candidates: candidatesOf(run, honoApp as HonoApp), paths: new Set(routes.map((route) => route.path)) };
     return read;
   };
 
@@ -148,8 +148,8 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
  * were declared. A marker registered for every method (`app.use('/api/*', cors.route(o))`) gives
  * its options to the routes after it that have none.
  */
-function candidatesOf(core: CorsCore, run: MarkersRun, app: HonoApp): CandidateCache {
-  const registrations = registrationsOf(core, run, app.routes);
+function candidatesOf(run: MarkersRun, app: HonoApp): CandidateCache {
+  const registrations = registrationsOf(run, app.routes);
   const byEntry = new Map<RouterRoute, number>();
   registrations.forEach(({ entries }, index) => {
     for (const entry of entries) byEntry.set(entry, index);
@@ -183,7 +183,7 @@ function candidatesOf(core: CorsCore, run: MarkersRun, app: HonoApp): CandidateC
  * every method with middleware only (`app.use('/api/*', cors.route(o))`); else nothing: middleware
  * decides nothing. hono answers HEAD with the GET route, so its HEAD routes give nothing.
  */
-function registrationsOf(core: CorsCore, run: MarkersRun, routes: readonly RouterRoute[]): Registration[] {
+function registrationsOf(run: MarkersRun, routes: readonly RouterRoute[]): Registration[] {
   const registrations: Registration[] = [];
   const named = [...new Set(routes.map((route) => route.method).filter((method) => method !== 'ALL'))];
   const every = [...new Set([...GLOBAL_METHODS, 'OPTIONS', ...named])];
@@ -195,21 +195,19 @@ function registrationsOf(core: CorsCore, run: MarkersRun, routes: readonly Route
     while (same(end) && isMarker(routes[end]!)) end++;
     while (same(end) && !isMarker(routes[end]!)) end++;
     const entries = routes.slice(start, end);
-    registrations.push({ entries, candidate: method === 'HEAD' ? undefined : candidateOf(core, run, entries, method === 'ALL' ? every : [method]) });
+    registrations.push({
+      entries,
+      candidate: method === 'HEAD' ? undefined : candidateOf(run, entries, method === 'ALL' ? every : [method], method === 'ALL'),
+    });
     start = end;
   }
   return registrations;
 }
 
-function candidateOf(core: CorsCore, run: MarkersRun, entries: readonly RouterRoute[], methods: readonly string[]): Candidate | undefined {
+function candidateOf(run: MarkersRun, entries: readonly RouterRoute[], methods: readonly string[], everyMethod: boolean): Candidate | undefined {
   const markers = entries.filter(isMarker);
   const path = entries[0]!.path;
-  const refs = markers.map((entry) => {
-    const marker = targetOf(entry.handler);
-    const ref = core.routeMatchedElsewhere({}, methods, path, marker[ROUTE_OPTIONS], honoRouteLabel);
-    run.know(marker, ref);
-    return ref;
-  });
+  const refs = markers.map((entry) => run.register(targetOf(entry.handler), methods, path, 'hono', everyMethod));
   const last = entries.at(-1)!;
   // A handler taking next right after its marker in a registration of one method is the route the
   // marker is for; in app.use() and app.all() (every method) it is middleware of every URL below.
@@ -226,8 +224,6 @@ function candidateOf(core: CorsCore, run: MarkersRun, entries: readonly RouterRo
   if (entries[0]!.method === 'ALL') byMethod.set('*', refs.length === 0 ? undefined : refs);
   return { kind: 'route', methods: byMethod, passesOn: false, underMarker: false };
 }
-
-const honoRouteLabel = (methods: readonly string[], path: string): string => `hono route ${methods.length > 6 ? 'of every method' : methods.join(',')} ${path}`;
 
 function isMarker(route: RouterRoute): boolean {
   return targetOf(route.handler)[ROUTE_OPTIONS] !== undefined;

@@ -6,14 +6,15 @@
  * one of them allows (rule F): the entry point never predicts which layer the router runs. A
  * `cors.route()` marker narrows the answer again when the router runs it.
  */
-import { type IncomingHttpHeaders, METHODS } from 'node:http';
+import { type IncomingHttpHeaders } from 'node:http';
 
-import { controlsOf, CorsCore, type CoreSettings, type CorsControls, type TableRef } from '../core/cors-core.js';
+import { controlsOf, CorsCore, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import { requestKind, routingMethod } from '../core/decision.js';
 import { RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
-import { type Candidate, CandidateCache, MarkersRun, markRoute, type MaybeMarked, refuseMarkerOutsideRoute, ROUTE_OPTIONS } from '../core/route-markers.js';
+import { CandidateCache, MarkersRun, markRoute } from '../core/route-markers.js';
+import { type KoaRouter, readRouters, sizeOf } from './koa-routes.js';
 import { answerRequest, readNodeHeader } from './node.js';
 
 export * from './common-exports.js';
@@ -48,22 +49,6 @@ export interface KoaCors extends CorsControls<CorsOptions<KoaContext>>, KoaMiddl
   mirror(app: unknown): KoaCors;
 }
 
-/** A @koa/router layer: a route when it has methods (HEAD listed with GET), else the router's own middleware. */
-interface KoaLayer {
-  readonly path: string;
-  readonly methods: readonly string[];
-  readonly stack: readonly MaybeMarked<KoaContext>[];
-}
-
-interface KoaRouter {
-  readonly stack: readonly KoaLayer[];
-  /** The `host` option: the router runs only for requests to that host (its public matchHost()). */
-  readonly host?: unknown;
-  matchHost(host: string): boolean;
-  /** Its public matcher: `path` holds every layer matching the path, in order. */
-  match(path: string, method: string): { readonly path: readonly KoaLayer[] };
-}
-
 /** What a read of the application holds: its routers, how many layers they had, and each path's candidates. */
 interface KoaRead {
   readonly app: { readonly middleware: readonly unknown[] };
@@ -89,29 +74,7 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
       const fix = 'app.use() the middleware on the Koa application, before its routers';
       throw new RouteRegistrationError('CORS_NOT_A_ROUTER', `${core.source}.mirror()`, instance, 'is not a Koa application', fix);
     }
-    const routers = routersOf(core, app.middleware);
-    const layers = new Map<KoaLayer, Candidate | undefined>();
-    for (const router of routers) for (const layer of router.stack) layers.set(layer, candidateOf(core, run, layer));
-    // A router bound to a host runs only for requests to it: the host is then part of the key.
-    const hostBound = routers.some((router) => Boolean(router.host));
-    const candidates = new CandidateCache((key, visit) => {
-      const at = hostBound ? key.indexOf('\n') : -1;
-      const host = key.slice(0, Math.max(at, 0));
-      const path = key.slice(at + 1);
-      for (const router of routers) {
-        if (hostBound && !router.matchHost(host)) continue;
-        // A marker this router runs first (router.use('/internal', cors.route(o))) gives its options to its routes after it.
-        let underMarker = false;
-        for (const layer of router.match(path, 'GET').path) {
-          const candidate = layers.get(layer);
-          if (candidate === undefined) continue;
-          visit(underMarker && candidate.kind === 'route' ? { ...candidate, underMarker } : candidate);
-          // A marker on a path gives its options to the routes below it; one with none (router.use(m))
-          // only narrows: @koa/router merges nested routers' layers into one stack, whose origin it cannot tell.
-          if (candidate.kind === 'marker' && layer.path.startsWith('/') && layer.path !== '/') underMarker = true;
-        }
-      }
-    });
+    const { routers, candidates, hostBound } = readRouters(core, run, app.middleware);
     read = { app: app as KoaRead['app'], size: sizeOf(app.middleware, routers), routers, candidates, hostBound };
     return read;
   };
@@ -181,81 +144,3 @@ function keepGrantOnError(ctx: KoaContext, error: unknown): void {
     // Headers the error will not give or take (a getter): Koa answers it as it would without us.
   }
 }
-
-/** The routers of the application's middleware, in the order Koa runs them. */
-function routersOf(core: CorsCore, stack: readonly unknown[]): KoaRouter[] {
-  const routers: KoaRouter[] = [];
-  for (const middleware of stack) {
-    const router = routerOf(middleware);
-    if (router !== undefined) {
-      if (!routers.includes(router)) routers.push(router);
-    } else if ((middleware as { name?: string }).name === 'mount' || (middleware as { name?: string }).name === 'mountedApp') {
-      const fix = 'use a nested @koa/router router (router.use("/prefix", inner.routes())) instead, or give the mounted application its own middleware';
-      throw new RouteRegistrationError(
-        'CORS_MOUNT_UNSEEN',
-        `${core.source}.mirror()`,
-        'a mounted application',
-        'is mounted with koa-mount, whose routes cannot be read from outside it',
-        fix,
-      );
-    } else if ((middleware as MaybeMarked<KoaContext>)[ROUTE_OPTIONS] !== undefined) {
-      // With no path, it would stand for the middleware's options: those belong in createCors().
-      refuseMarkerOutsideRoute(core.source, 'app.use()', "router.get('/internal/report', cors.route(options), handler)");
-    }
-  }
-  return routers;
-}
-
-/** The router behind a router.routes() middleware, which carries it as `.router`. */
-function routerOf(middleware: unknown): KoaRouter | undefined {
-  const router = (middleware as { router?: KoaRouter } | null)?.router;
-  return router !== undefined && Array.isArray(router.stack) && typeof router.match === 'function' ? router : undefined;
-}
-
-/** How much there is to read: the application's middleware and the routers' layers. */
-function sizeOf(stack: readonly unknown[], routers: readonly KoaRouter[]): number {
-  let size = stack.length;
-  for (const router of routers) size += router.stack.length;
-  return size;
-}
-
-/**
- * A layer as a candidate: a route with its methods, each with its markers' tables; the router's
- * own middleware a marker is given to (`router.use('/internal', cors.route(o))`); `undefined`
- * for other middleware, which decides nothing.
- */
-function candidateOf(core: CorsCore, run: MarkersRun, layer: KoaLayer): Candidate | undefined {
-  if (layer.methods.length > 0 && layer.stack.some((handler) => routerOf(handler) !== undefined)) {
-    // The router runs it for the route's requests, yet its routes are no layers of a router read.
-    const fix = "mount the router with router.use() (router.use('/api', inner.routes())) instead";
-    throw new RouteRegistrationError(
-      'CORS_MOUNT_UNSEEN',
-      `${core.source}.mirror()`,
-      layer.path,
-      "is a route whose handler is a router's routes(), whose routes cannot be read from there",
-      fix,
-    );
-  }
-  const markers = layer.stack.filter((handler) => handler[ROUTE_OPTIONS] !== undefined);
-  const register = (methods: readonly string[]) =>
-    markers.map((marker) => {
-      const ref = core.routeMatchedElsewhere({}, methods, layer.path || '/', marker[ROUTE_OPTIONS], koaRouteLabel);
-      run.know(marker, ref);
-      return ref;
-    });
-  if (layer.methods.length === 0) {
-    const [ref] = register(METHODS);
-    return ref === undefined ? undefined : { kind: 'marker', ref };
-  }
-  const methods = new Map<string, readonly TableRef[] | undefined>();
-  const refs = markers.length === 0 ? undefined : register(layer.methods.filter((method) => method !== 'HEAD' || !layer.methods.includes('GET')));
-  for (const method of layer.methods) methods.set(method, refs);
-  const every = METHODS.every((method) => layer.methods.includes(method));
-  // router.all() over a wildcard running middleware that takes next (authentication) decides
-  // nothing; one of a single path (a GraphQL handler) answers.
-  const last = layer.stack.at(-1);
-  const overPaths = /\*|\(\.\*\)/.test(layer.path);
-  return { kind: 'route', methods, passesOn: every && overPaths && refs === undefined && last !== undefined && last.length >= 2, underMarker: false };
-}
-
-const koaRouteLabel = (methods: readonly string[], path: string): string => `Koa route ${methods.length > 8 ? 'of every method' : methods.join(',')} ${path}`;
