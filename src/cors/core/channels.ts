@@ -6,7 +6,7 @@
  *
  * The module is taken with `process.getBuiltinModule()`, never imported: `@lib/cors/fetch` imports
  * nothing from `node:` at top level, and gets the same channels in every runtime that has them
- * (Node 22.3+, Deno, Bun, workerd); elsewhere nothing is published.
+ * (Node 22.3+, Deno, Bun, workerd); elsewhere (Next.js's Edge runtime) nothing is published.
  */
 import type { ReasonCode } from '../diagnostics/browser-checks.js';
 import type { RequestKind } from './decision.js';
@@ -55,9 +55,18 @@ interface ChannelModule {
   channel(name: string): Channel;
 }
 
-const channels = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:diagnostics_channel') as
-  | ChannelModule
-  | undefined;
+const channels = builtinChannels();
+
+function builtinChannels(): ChannelModule | undefined {
+  try {
+    return (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:diagnostics_channel') as
+      | ChannelModule
+      | undefined;
+  } catch {
+    // Next.js's Edge runtime throws on reading a Node.js API its `process` does not have.
+    return undefined;
+  }
+}
 /** Where the runtime has no channels: a channel nobody ever subscribes to. */
 const SILENT: Channel = Object.freeze({ hasSubscribers: false, publish() {} });
 export const decisionChannel = channels?.channel(DECISION_CHANNEL) ?? SILENT;

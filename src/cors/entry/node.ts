@@ -52,27 +52,33 @@ export function respond(core: CorsCore, table: PathTable, request: NodeLikeReque
 /**
  * Decides `request` on `table` and writes the answer onto `res`: `true` when the application
  * answers next, with the headers set; `false` when the engine has answered. A promise only for
- * an async origin function.
+ * an async origin function. `oneWriteHead`: as writeAnswer() takes it.
  */
-export function answerRequest(core: CorsCore, table: PathTable, request: NodeLikeRequest, res: ServerResponse): boolean | Promise<boolean> {
+export function answerRequest(
+  core: CorsCore,
+  table: PathTable,
+  request: NodeLikeRequest,
+  res: ServerResponse,
+  oneWriteHead = true,
+): boolean | Promise<boolean> {
   const method = request.method;
   // Without building the decision nobody reads, where no origin needs judging (as decide() and
   // answerOf() answer): a request with no Origin (row 5: the method's constant answer), and an
   // OPTIONS request optionsAnswerUndecided() answers.
   if (method !== 'OPTIONS') {
-    if (request.headers.origin === undefined && !decisionsObserved(core)) return writeAnswer(res, tableOfMethod(table, method ?? 'GET').actual);
+    if (request.headers.origin === undefined && !decisionsObserved(core)) return writeAnswer(res, tableOfMethod(table, method ?? 'GET').actual, oneWriteHead);
   } else if (!decisionsObserved(core)) {
     const answer = optionsAnswerUndecided(table, request.headers, readHeaderField);
-    if (answer !== undefined) return writeAnswer(res, answer);
+    if (answer !== undefined) return writeAnswer(res, answer, oneWriteHead);
   }
   const decided = decide(table, request.method, request, readNodeHeader);
-  if (!(decided instanceof Promise)) return write(core, decided, request, res);
-  return decided.then((decision) => write(core, decision, request, res));
+  if (!(decided instanceof Promise)) return write(core, decided, request, res, oneWriteHead);
+  return decided.then((decision) => write(core, decision, request, res, oneWriteHead));
 }
 
-function write(core: CorsCore, decision: Decision, request: NodeLikeRequest, res: ServerResponse): boolean {
+function write(core: CorsCore, decision: Decision, request: NodeLikeRequest, res: ServerResponse, oneWriteHead: boolean): boolean {
   const answer = answerOf(decision, request, readNodeHeader, core.debug);
-  const goOn = writeAnswer(res, answer);
+  const goOn = writeAnswer(res, answer, oneWriteHead);
   if (decisionsObserved(core)) observeDecision(core, decision, answer, request, request);
   return goOn;
 }
