@@ -10,7 +10,8 @@
 //
 // Run it after `npm run build`. The versions listed here are those peerDependencies declares.
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,6 +49,11 @@ const MATRIX = [
     },
     suites: ['nestjs'],
   },
+  // A copy of test/next/app with the version and the packed @lib/cors installed in it, as a user's
+  // application has them, built with that version and served by the suite (nothing swapped here).
+  { line: 'Next 14', oldest: true, packages: { next: '14.2.35' }, suites: ['next-app'], app: 'test/next/app' },
+  { line: 'Next 15', packages: { next: '15.5.29' }, suites: ['next-app'], app: 'test/next/app' },
+  { line: 'Next 16', packages: { next: '16.0.0' }, suites: ['next-app'], app: 'test/next/app' },
 ];
 
 function EXPRESS() {
@@ -90,6 +96,11 @@ for (const run of runs) {
     .join(' ');
   console.log(`\n== ${run.line}: ${label}`);
   const scratch = join(cache, label.replace(/[@/ ]+/g, '_'));
+  if (run.app !== undefined) {
+    // Outside the repository: bundlers leave whatever lies under a node_modules folder untranspiled.
+    if (!runInApp(run, label, join(tmpdir(), 'lib-cors-versions', label.replace(/[@/ ]+/g, '_')))) failed.push(`${run.line}: ${label}`);
+    continue;
+  }
   if (!existsSync(join(scratch, 'node_modules'))) {
     mkdirSync(scratch, { recursive: true });
     const install = spawnSync('npm', ['install', '--prefix', scratch, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', ...label.split(' ')], {
@@ -117,9 +128,7 @@ for (const run of runs) {
     // Each suite where the build has it: the framework entry points' in test/cors/frameworks/, the others in test/cors/.
     const files = run.suites.map(
       (suite) =>
-        [join('build', 'test', 'cors', 'frameworks', `${suite}.test.js`), join('build', 'test', 'cors', `${suite}.test.js`)].find((file) =>
-          existsSync(join(root, file)),
-        ) ?? suite,
+        ['cors/frameworks', 'cors'].map((folder) => join('build', 'test', folder, `${suite}.test.js`)).find((file) => existsSync(join(root, file))) ?? suite,
     );
     const tap = spawnSync(process.execPath, [join(modules, 'tap', 'dist', 'esm', 'run.mjs'), '--disable-coverage', '-R', 'terse', ...files], {
       cwd: root,
@@ -133,5 +142,39 @@ for (const run of runs) {
     }
   }
 }
+/**
+ * A run on an application of its own (`run.app`, copied into `scratch`): the version, React 18,
+ * TypeScript and the packed @lib/cors (packed again on every run) installed there from its own
+ * package.json, then built and served by the suites, which LIB_CORS_NEXT_APP points at it.
+ */
+function runInApp(run, label, scratch) {
+  const tarballs = join(scratch, 'tarballs');
+  rmSync(tarballs, { recursive: true, force: true });
+  const pack = spawnSync(process.execPath, [join(root, 'scripts', 'pack.js'), tarballs], { cwd: root, encoding: 'utf8' });
+  if (pack.status !== 0) throw new Error(`npm run pack failed: ${pack.stderr}`);
+  const cors = pack.stdout.split('\n').find((line) => /[/\\]lib-cors-[^/\\]*\.tgz$/.test(line.trim()));
+  // The application's own package.json, as a user's: npm keeps what it lists and nothing else.
+  const dependencies = { ...Object.fromEntries(label.split(' ').map((spec) => [spec.slice(0, spec.lastIndexOf('@')), spec.slice(spec.lastIndexOf('@') + 1)])) };
+  Object.assign(dependencies, { react: '18.3.1', 'react-dom': '18.3.1', '@types/react': '^18', typescript: '^5', '@lib/cors': `file:${cors.trim()}` });
+  mkdirSync(scratch, { recursive: true });
+  writeFileSync(join(scratch, 'package.json'), `${JSON.stringify({ private: true, dependencies }, null, 2)}\n`);
+  // The tarball is new on every run: its old copy goes first.
+  rmSync(join(scratch, 'node_modules', '@lib'), { recursive: true, force: true });
+  const install = spawnSync('npm', ['install', '--prefix', scratch, '--no-package-lock', '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  if (install.status !== 0) throw new Error(`npm install in ${scratch} failed`);
+  for (const entry of readdirSync(join(root, run.app))) {
+    if (!['.next', 'node_modules', 'middleware.ts', 'next-env.d.ts'].includes(entry))
+      cpSync(join(root, run.app, entry), join(scratch, entry), { recursive: true });
+  }
+  if (spawnSync(process.execPath, [join(root, 'scripts', 'next-app.js'), scratch], { stdio: 'inherit' }).status !== 0) return false;
+  const files = run.suites.map((suite) => join('build', 'test', 'next', `${suite}.test.js`));
+  const tap = spawnSync(process.execPath, [join(modules, 'tap', 'dist', 'esm', 'run.mjs'), '--disable-coverage', '-R', 'terse', ...files], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, LIB_CORS_NEXT_APP: scratch },
+  });
+  return tap.status === 0;
+}
+
 console.log(failed.length === 0 ? `\nframework-versions: ${runs.length} runs passed` : `\nframework-versions: failed on ${failed.join('; ')}`);
 process.exit(failed.length === 0 ? 0 : 1);

@@ -1,6 +1,7 @@
 /**
  * The Next.js application of test/next/app, built by `node scripts/next-app.js` before tap starts
- * (npm test's pretest), served here by `next start`, as a user deploys it.
+ * (npm test's pretest), served here by `next start`, as a user deploys it. scripts/framework-versions.js
+ * names a copy of it with a next version and @lib/cors tarball of its own in LIB_CORS_NEXT_APP.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,8 +11,8 @@ import { join } from 'node:path';
 import { REPOSITORY } from './packing.js';
 import { type Answer, type RequestHeaders } from './http.js';
 
-export const NEXT_APP = join(REPOSITORY, 'test/next/app');
-const NEXT_BIN = join(REPOSITORY, 'node_modules/next/dist/bin/next');
+export const NEXT_APP = process.env.LIB_CORS_NEXT_APP ?? join(REPOSITORY, 'test/next/app');
+const NEXT_BIN = [join(NEXT_APP, 'node_modules/next/dist/bin/next'), join(REPOSITORY, 'node_modules/next/dist/bin/next')].find((file) => existsSync(file))!;
 
 export interface NextServer {
   readonly origin: string;
