@@ -236,6 +236,13 @@ export async function explainRequest(core: CorsCore, request: ExplainRequest, op
   const read = (_request: ExplainRequest, name: string): string | undefined => headers[name];
   const table = core.lookup(request.url ?? '/', routingMethod(request.method, request, read));
   if (table === undefined) return explainUncovered(request);
+  return explainOnTable(table, request, options);
+}
+
+/** The explanation of `request` on `table`, where the entry point knows the table (a Next.js route file's). */
+export async function explainOnTable(table: PathTable, request: ExplainRequest, options: ExplainOptions = {}): Promise<Explanation> {
+  const headers = lowerCaseHeaders(request.headers);
+  const read = (_request: ExplainRequest, name: string): string | undefined => headers[name];
   const decision = await decide(table, request.method ?? 'GET', request, read);
   // The policy's own answer: what debug mode adds to a refused preflight is no grant.
   return explainDecision(decision, answerOf(decision, request, read, false), request, options);

@@ -24,11 +24,14 @@ import { decide } from '../core/decision.js';
 import { CorsOptionsError } from '../core/errors.js';
 import { isHttpToken } from '../core/http-grammar.js';
 import type { CorsOptions } from '../core/options.js';
+import type { PathTable } from '../core/path-table.js';
 import { GLOBAL_METHODS } from '../core/path-table.js';
+import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 import { answerFetchRequest, emptyAnswer, withAnswer } from './fetch-writer.js';
 import { answerRequest, readNodeHeader } from './node.js';
 
 export * from './common-exports.js';
+export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 
 /** A route handler as Next calls it: the Request, and the route's context (its `params`). */
 export type RouteHandler<Context = unknown> = (request: Request, context: Context) => Response | Promise<Response>;
@@ -49,7 +52,7 @@ export interface NextCors extends CorsControls<CorsOptions<Request | IncomingMes
    * A route file's handlers with the grant on every response, and its `OPTIONS`:
    * `export const { GET, POST, OPTIONS } = cors.route({ GET, POST }, { POST: { allowCredentials: true } })`.
    */
-  route<Handlers extends HandlerSet>(handlers: Handlers, options?: RouteOptions): Handlers & { OPTIONS: RouteHandler<unknown> };
+  route<Handlers extends HandlerSet>(handlers: Handlers, options?: RouteOptions): RouteExports<Handlers>;
   /** A Pages Router API route: preflights and `OPTIONS` answered from `methods` (default: GET, HEAD, PUT, PATCH, POST, DELETE). */
   apiRoute<Req extends IncomingMessage, Res extends ServerResponse>(
     handler: ApiRouteHandler<Req, Res>,
@@ -57,23 +60,20 @@ export interface NextCors extends CorsControls<CorsOptions<Request | IncomingMes
   ): ApiRouteHandler<Req, Res>;
   /** For `proxy.ts` (`middleware.ts`): `export function proxy(request) { return cors.proxy(request); }`. */
   proxy(request: Request): Promise<Response>;
+  /** What the proxy's base policy answers `request`, judged as a browser would (docs/diagnostics.md); a route file's is `cors.route(...).explain`. */
+  explain: Explain;
 }
+
+/** What cors.route() returns: the handlers, `OPTIONS`, and (not for export) the file's explain(). */
+export type RouteExports<Handlers> = Handlers & { OPTIONS: RouteHandler<unknown>; explain: Explain };
+
+/** explain() of docs/diagnostics.md, on one policy: the proxy's, or a route file's. */
+export type Explain = (request: ExplainRequest, options?: ExplainOptions) => Promise<Explanation>;
 
 /** The request header in which the proxy hands its grant on to the route (JSON of its grant's pairs). */
 const PROXY_GRANT = 'x-lib-cors-proxy-grant';
 const ASKED = 'access-control-request-method';
 const METHODS_GRANTED = 'Access-Control-Allow-Methods';
-/** The response headers a grant is made of: those the proxy's and a route's answers are compared on. */
-const GRANT = new Set([
-  'Access-Control-Allow-Origin',
-  'Access-Control-Allow-Credentials',
-  'Access-Control-Allow-Methods',
-  'Access-Control-Allow-Headers',
-  'Access-Control-Expose-Headers',
-  'Access-Control-Max-Age',
-  'Access-Control-Allow-Private-Network',
-]);
-
 /**
  * Validates `options` (throwing `CorsOptionsError` on a bad one, at module load) and returns the
  * engine for the application's route files and proxy. An origin function is given the Request
@@ -103,7 +103,8 @@ export function createCors(options?: CorsOptions<Request | IncomingMessage>, set
 
   return {
     ...controlsOf<CorsOptions<Request | IncomingMessage>>(core),
-    route<Handlers extends HandlerSet>(handlers: Handlers, routeOptions: RouteOptions = {}): Handlers & { OPTIONS: RouteHandler<unknown> } {
+    explain: explainOn(base),
+    route<Handlers extends HandlerSet>(handlers: Handlers, routeOptions: RouteOptions = {}): RouteExports<Handlers> {
       const file = `route file #${++files} (${Object.keys(handlers).join(',')})`;
       const { own, byMethod } = splitRouteOptions(core.source, handlers, routeOptions);
       const refs = new Map<string, TableRef>();
@@ -131,7 +132,7 @@ export function createCors(options?: CorsOptions<Request | IncomingMessage>, set
         const response = ownOptions === undefined ? new Response(null, { status: 204 }) : await ownOptions(request, context);
         return proxied === null ? withAnswer(response, answer) : response;
       };
-      return wrapped as unknown as Handlers & { OPTIONS: RouteHandler<unknown> };
+      return Object.assign(wrapped, { explain: explainOn(ref) }) as unknown as RouteExports<Handlers>;
     },
     apiRoute(handler, { methods = GLOBAL_METHODS, ...apiOptions } = {}) {
       const path = `API route #${++files} (${methods.join(',')})`;
@@ -160,6 +161,14 @@ export function createCors(options?: CorsOptions<Request | IncomingMessage>, set
       return withAnswer(NextResponse.next({ request: { headers } }), answer);
     },
   };
+
+  /** explain() on the table of `ref`; the diagnostics load at its first call, not with the route. */
+  function explainOn(ref: TableRef): Explain {
+    return (request, options) => {
+      const { explainOnTable } = require('../diagnostics/explain.js') as typeof import('../diagnostics/explain.js');
+      return explainOnTable(ref.table as PathTable, request, options);
+    };
+  }
 
   /** The answer for `request` on the table of `ref` (as it stands: reconfigure() replaces tables). */
   async function decided(ref: TableRef, request: Request): Promise<Answer> {
@@ -202,10 +211,10 @@ function splitRouteOptions(source: string, handlers: object, options: RouteOptio
   return { own: own as CorsOptions<Request>, byMethod };
 }
 
-/** The grant of an answer's header pairs, as [name, value] entries: what the proxy hands on and a route compares. */
+/** The grant of an answer's header pairs (its Access-Control-* ones) as entries: what the proxy hands on and a route compares. */
 function grantOf(pairs: readonly string[]): [string, string][] {
   const grant: [string, string][] = [];
-  for (let i = 0; i < pairs.length; i += 2) if (GRANT.has(pairs[i]!)) grant.push([pairs[i]!, pairs[i + 1]!]);
+  for (let i = 0; i < pairs.length; i += 2) if (pairs[i]!.startsWith('Access-Control-')) grant.push([pairs[i]!, pairs[i + 1]!]);
   return grant;
 }
 
