@@ -3,7 +3,7 @@
  * the host: `@lib/cors/standalone` serves a CORS answer, and `@lib/core`, `@lib/rest` and
  * `reflect-metadata` are not installed (they are optional peers, for CorsModule only).
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import t from 'tap';
@@ -59,12 +59,14 @@ ${from('fetch')}
 ${from('express')}
 ${from('koa')}
 ${from('hono')}
+${from('next')}
 const options: standalone.CorsOptions = { origin: ['https://app.example.com'], allowCredentials: true };
 const engine = standalone.createCors(options).route('GET', '/users/:id');
 engine.setDebug(false);
 const problem: standalone.CorsOptionsError | undefined = undefined;
 const answer: Promise<Response> = fetch.createCors({ origin: ['https://app.example.com'] }).route('GET', '/').handle(new Request('https://api.example.com/'), () => new Response('app'));
-void [problem, answer, express.createCors, koa.createCors, hono.createCors];
+const route = next.createCors({ origin: ['https://app.example.com'] }).route({ GET: async () => new Response('ok') });
+void [problem, answer, express.createCors, koa.createCors, hono.createCors, route.GET, route.OPTIONS];
 // @ts-expect-error: origin is not a number
 standalone.createCors({ origin: 42 });
 // @ts-expect-error: no such option
@@ -82,6 +84,39 @@ fetch.createCors({ origins: ['https://app.example.com'] });
     () => scratch.run(process.execPath, [join(REPOSITORY, 'node_modules/typescript/bin/tsc'), '-p', '.']),
     'every entry but fastify (whose users have fastify) type-checks from import and require()',
   );
+
+  // A small app in each TypeScript resolution mode people run (issue 46): node10 (NestJS 10's
+  // default, which reads no exports map; TypeScript 7 has dropped it, so TypeScript 5, as those
+  // apps have, with Nest's target and allowSyntheticDefaultImports), node16, nodenext and
+  // bundler, each importing every entry.
+  const modes = [
+    { module: 'commonjs', moduleResolution: 'node10', target: 'ES2021', allowSyntheticDefaultImports: true, typescript: 'typescript5' },
+    { module: 'node16', moduleResolution: 'node16' },
+    { module: 'nodenext', moduleResolution: 'nodenext' },
+    { module: 'esnext', moduleResolution: 'bundler' },
+  ];
+  for (const mode of modes) {
+    const dir = join(app, `mode-${mode.moduleResolution}`);
+    mkdirSync(dir);
+    const { typescript = 'typescript', ...options } = mode as typeof mode & { typescript?: string };
+    const compilerOptions = {
+      ...options,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      types: ['node'],
+      typeRoots: [join(REPOSITORY, 'node_modules/@types')],
+    };
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts'] }));
+    writeFileSync(
+      join(dir, 'app.ts'),
+      usesEveryEntry((entry) => `import * as ${entry} from '@lib/cors/${entry}';`),
+    );
+    t.doesNotThrow(
+      () => scratch.run(process.execPath, [join(REPOSITORY, 'node_modules', typescript, 'bin/tsc'), '-p', dir]),
+      `moduleResolution ${mode.moduleResolution} with module ${mode.module}: every entry but fastify type-checks`,
+    );
+  }
 
   // The Public Suffix List ships compressed (scripts/pack.js): the warning must still come from it.
   writeFileSync(
