@@ -23,15 +23,17 @@ const preflight = (path: string, origin: string, method: string, headers: Record
 const get = (path: string, origin?: string) => next.send('GET', path, origin === undefined ? {} : { Origin: origin });
 const methodsOf = (answer: Answer) => String(answer.headers['access-control-allow-methods'] ?? '').split(', ');
 const varyOf = (answer: Answer) => String(answer.headers.vary ?? '').split(/,\s*/);
+/** The origin and credentials an answer grants. */
+const grantOf = (answer: Answer) => ({
+  origin: answer.headers['access-control-allow-origin'],
+  credentials: answer.headers['access-control-allow-credentials'],
+});
+const CREDENTIALED_APP = { origin: APP, credentials: 'true' };
 
 t.test('a route file: preflights are answered from the methods it exports, each under its own policy', async (t) => {
   const write = await preflight('/api/items', APP, 'POST');
   t.equal(write.status, 204);
-  t.same(
-    { origin: write.headers['access-control-allow-origin'], credentials: write.headers['access-control-allow-credentials'] },
-    { origin: APP, credentials: 'true' },
-    "POST: credentialed, from the app's origin",
-  );
+  t.same(grantOf(write), CREDENTIALED_APP, "POST: credentialed, from the app's origin");
   t.ok(methodsOf(write).includes('POST'));
 
   const partnerWrite = await preflight('/api/items', PARTNER, 'POST');
@@ -58,10 +60,7 @@ t.test("a route file: every response of its handlers carries the method's grant"
 
   const written = await next.send('POST', '/api/items', { Origin: APP }, 'hello');
   t.equal(written.status, 201);
-  t.same(
-    { origin: written.headers['access-control-allow-origin'], credentials: written.headers['access-control-allow-credentials'] },
-    { origin: APP, credentials: 'true' },
-  );
+  t.same(grantOf(written), CREDENTIALED_APP);
   const foreign = await next.send('POST', '/api/items', { Origin: PARTNER }, 'hello');
   t.not(foreign.headers['access-control-allow-origin'], PARTNER, 'a POST from another origin is not granted');
 });
@@ -96,10 +95,7 @@ t.test('a dynamic segment: 4xx, a thrown error, a redirect and a streamed body a
 t.test('the Edge runtime: the same engine, the same answers', async (t) => {
   const put = await preflight('/api/edge', APP, 'PUT');
   t.equal(put.status, 204);
-  t.same(
-    { origin: put.headers['access-control-allow-origin'], credentials: put.headers['access-control-allow-credentials'] },
-    { origin: APP, credentials: 'true' },
-  );
+  t.same(grantOf(put), CREDENTIALED_APP);
   t.not((await preflight('/api/edge', PARTNER, 'PUT')).headers['access-control-allow-origin'], PARTNER);
   const read = await get('/api/edge', PARTNER);
   t.equal(read.body, 'edge');
