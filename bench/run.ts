@@ -7,7 +7,8 @@
  * against find-my-way alone (about a minute); `-- --reconfigure`: reconfigure() against building
  * the engine, at 10 to 100,000 routes; `-- --channels`: instructions per request with and without
  * a decision subscriber. Each writes its own section of bench/RESULTS.md and its chart. Installs
- * the peers first, and the runtimes (scripts/runtimes.js) the timed mode runs hono on.
+ * the peers first, and the runtimes (scripts/runtimes.js) the timed mode runs hono on. `-- --next`:
+ * @lib/cors/next under `next start` against hand-written headers and nextjs-cors (bench/next.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { measureFootprint } from './footprint.js';
 import { countInstructions } from './instructions.js';
 import { measureReconfigure } from './reconfigure.js';
 import { benchDir } from './scenarios.js';
+import { measureNext } from './next.js';
 import { measureSettledHeap } from './settled-heap.js';
 import { measureStartup } from './startup.js';
 import { timeServers } from './timed.js';
@@ -47,4 +49,5 @@ else if (process.argv.includes('--settled-heap')) await measureSettledHeap();
 else if (process.argv.includes('--footprint')) await measureFootprint();
 else if (process.argv.includes('--reconfigure')) await measureReconfigure();
 else if (process.argv.includes('--channels')) await countChannels();
+else if (process.argv.includes('--next')) await measureNext();
 else await timeServers(process.argv.includes('--full'));
