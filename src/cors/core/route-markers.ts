@@ -10,7 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CorsCore, TableRef } from './cors-core.js';
 import { RouteRegistrationError } from './errors.js';
 import type { CorsOptions } from './options.js';
-import { type RequestKind, tableOfMethod } from './decision.js';
+import { type RequestKind, requestKind, routingMethod, tableOfMethod } from './decision.js';
+import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 import { narrowedTable, urlPreflightTable } from './narrowing.js';
 import { methodAloneTable, type PathTable } from './path-table.js';
 import { KEPT_PATHS } from './route-overlaps.js';
@@ -237,8 +238,10 @@ export class MarkersRun {
     const found = kind === 'options' ? undefined : tablesOf(candidates, method, base.table);
     if (found?.served === true) {
       table = narrowedTable(found.tables, method);
-      if (found.routes > 1 && !this.#named.has(table)) this.#nameNarrowing(table, found.tables, method);
+      const routes = found.routes > 1 ? narrowingRoutes(table, found.tables, method) : undefined;
+      if (routes !== undefined && !this.#named.has(table)) this.#nameNarrowing(table, routes, method);
       if (kind === 'preflight') table = preflightOnUrl(table, candidates, base.table);
+      if (routes !== undefined) this.#narrowedBy.set(table, routes);
     } else if (found !== undefined && kind === 'actual') {
       // No route answers (a 404, a static file): the middleware's options, narrowed by the markers on its way.
       table = narrowedTable(found.tables, method);
@@ -263,15 +266,31 @@ export class MarkersRun {
    * them allow: said once per such set of routes (at its first request; the routes are read then),
    * naming them and the fix, since the route that runs may have meant to give more.
    */
-  #nameNarrowing(table: PathTable, tables: readonly PathTable[], method: string): void {
+  #nameNarrowing(table: PathTable, routes: readonly string[], method: string): void {
     this.#named.add(table);
-    // narrowedTable() gives the first table's own where every one decides under one policy: nothing was narrowed.
-    if (table === tableOfMethod(tables[0]!, method)) return;
-    const routes = [...new Set(tables.map((one) => (one.route === '*' ? 'a route without options of its own' : `the route of ${one.route}`)))];
     this.#core.logger.warn(
       `${this.#core.source}: ${method} on a URL matched by ${routes.join(' and ')} is answered under what all of them allow (docs/CONTRACT.md, rule F), ` +
         'which may be less than the route that runs gives. Fix: give those routes paths that do not share a URL, or one policy.',
     );
+  }
+
+  /** The routes whose policies an answer's table combines (rule F), where they differ: explain() names them. */
+  readonly #narrowedBy = new WeakMap<PathTable, readonly string[]>();
+
+  /**
+   * explain() of a middleware of this run: `request` judged under the table it would be answered
+   * with among `candidates` (rule F), naming the routes whose policies that table combines.
+   */
+  async explain(request: ExplainRequest, candidates: readonly Candidate[], base: TableRef, options?: ExplainOptions): Promise<Explanation> {
+    const { explainOnTable, explainUncovered, readExplainHeader } = require('../diagnostics/explain.js') as typeof import('../diagnostics/explain.js');
+    const read = readExplainHeader(request);
+    const table = this.answer({}, requestKind(request.method, request, read), routingMethod(request.method, request, read), candidates, base);
+    if (table === undefined) return explainUncovered(request);
+    const explanation = await explainOnTable(table, request, options);
+    const routes = this.#narrowedBy.get(table);
+    if (routes === undefined) return explanation;
+    const why = ` The URL is matched by ${routes.join(' and ')}, and answered under what all of them allow (rule F).`;
+    return { ...explanation, routes, message: explanation.message + why };
   }
 
   /** The narrowed tables named already. */
@@ -323,3 +342,10 @@ export class MarkersRun {
 
 /** What an answer to an actual request grants: taken off before a marker's narrower answer is written. */
 const GRANT_HEADERS = ['Access-Control-Allow-Origin', 'Access-Control-Allow-Credentials', 'Access-Control-Expose-Headers'];
+
+/** The routes `tables` stand for, where narrowing them changed the answer for `method`; else `undefined`. */
+function narrowingRoutes(table: PathTable, tables: readonly PathTable[], method: string): readonly string[] | undefined {
+  // narrowedTable() gives the first table's own where every one decides under one policy: nothing was narrowed.
+  if (table === tableOfMethod(tables[0]!, method)) return undefined;
+  return [...new Set(tables.map((one) => (one.route === '*' ? 'a route without options of its own' : `the route of ${one.route}`)))];
+}

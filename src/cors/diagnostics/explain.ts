@@ -43,6 +43,11 @@ export interface Explanation {
   readonly status: number | undefined;
   /** The CORS headers the engine sends (names in lower case). */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Express, Koa and hono: the routes of the URL whose different policies the answer combines
+   * (docs/CONTRACT.md, rule F), where they narrowed it; else absent.
+   */
+  readonly routes?: readonly string[];
 }
 
 const LOCAL_NETWORK_NOTE =
@@ -239,10 +244,15 @@ export async function explainRequest(core: CorsCore, request: ExplainRequest, op
   return explainOnTable(table, request, options);
 }
 
+/** A header reader over an ExplainRequest's headers, whatever their case. */
+export function readExplainHeader(request: ExplainRequest): (_request: unknown, name: string) => string | undefined {
+  const headers = lowerCaseHeaders(request.headers);
+  return (_request, name) => headers[name];
+}
+
 /** The explanation of `request` on `table`, where the entry point knows the table (a Next.js route file's). */
 export async function explainOnTable(table: PathTable, request: ExplainRequest, options: ExplainOptions = {}): Promise<Explanation> {
-  const headers = lowerCaseHeaders(request.headers);
-  const read = (_request: ExplainRequest, name: string): string | undefined => headers[name];
+  const read = readExplainHeader(request);
   const decision = await decide(table, request.method ?? 'GET', request, read);
   // The policy's own answer: what debug mode adds to a refused preflight is no grant.
   return explainDecision(decision, answerOf(decision, request, read, false), request, options);

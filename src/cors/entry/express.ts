@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { controlsOf, CorsCore, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import { requestKind, routingMethod } from '../core/decision.js';
-import { RouteRegistrationError } from '../core/errors.js';
+import { CorsUsageError, RouteRegistrationError } from '../core/errors.js';
 import { faultReporter } from '../core/line-limit.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS } from '../core/path-table.js';
@@ -19,6 +19,8 @@ import { type ExpressApp, type ExpressRouter, mountsOf, readRoutes } from './exp
 import { type Next, readNodeHeader, respond } from './node.js';
 
 export * from './common-exports.js';
+export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
+import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 export { setCorsCookie, type CookieOptions } from './credentials.js';
 
 export type ExpressCorsSettings = Omit<CoreSettings, 'matching'>;
@@ -35,6 +37,8 @@ export interface ExpressCors extends CorsControls<CorsOptions<IncomingMessage>>,
   route(options: CorsOptions<IncomingMessage>): ExpressMiddleware;
   /** Reads the application's routes now, instead of at the first request; bad route options then throw here, at start-up. */
   mirror(app: unknown): ExpressCors;
+  /** What `request` (its `url` the application's) is answered, judged as a browser would, naming the routes that narrowed it (rule F). */
+  explain(request: ExplainRequest, options?: ExplainOptions): Promise<Explanation>;
 }
 
 /**
@@ -96,6 +100,10 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
   middleware.mirror = (app) => {
     readApp(app);
     return middleware;
+  };
+  middleware.explain = async (request, options) => {
+    if (read === undefined) throw new CorsUsageError('CORS_NO_ENGINE', `${core.source}.explain(): the routes are not read yet; call cors.mirror(app) first`);
+    return run.explain(request, read.candidates.of(routedPath(request.url ?? '/') ?? '/'), base, options);
   };
   return middleware;
 }

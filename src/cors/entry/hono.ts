@@ -15,6 +15,8 @@ import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './
 import { type Candidate, CandidateCache, MarkersRun, markRoute, type MaybeMarked, ROUTE_OPTIONS } from '../core/route-markers.js';
 
 export * from './common-exports.js';
+export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
+import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 
 export type HonoCorsSettings = Omit<CoreSettings, 'matching'>;
 
@@ -41,6 +43,8 @@ export interface HonoCors extends CorsControls<CorsOptions<Request>>, HonoMiddle
   route(options: CorsOptions<Request>): HonoMiddleware;
   /** Reads the app's routes now, instead of at the first request: a bad route option then throws here. */
   mirror(): HonoCors;
+  /** What `request` is answered, judged as a browser would, naming the routes that narrowed it (rule F). */
+  explain(request: ExplainRequest, options?: ExplainOptions): Promise<Explanation>;
 }
 
 /** A route as hono records it (`app.routes`), and as its router hands it back. */
@@ -139,6 +143,7 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
     readApp();
     return middleware;
   };
+  middleware.explain = (request, options) => run.explain(request, (read ?? readApp()).candidates.of((request.url ?? '/').split('?')[0]!), base, options);
   return middleware;
 }
 

@@ -10,7 +10,7 @@ import { type IncomingHttpHeaders } from 'node:http';
 
 import { controlsOf, CorsCore, type CoreSettings, type CorsControls } from '../core/cors-core.js';
 import { requestKind, routingMethod } from '../core/decision.js';
-import { RouteRegistrationError } from '../core/errors.js';
+import { CorsUsageError, RouteRegistrationError } from '../core/errors.js';
 import type { CorsOptions } from '../core/options.js';
 import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
 import { CandidateCache, MarkersRun, markRoute } from '../core/route-markers.js';
@@ -18,6 +18,8 @@ import { type KoaRouter, readRouters, sizeOf } from './koa-routes.js';
 import { answerRequest, readNodeHeader } from './node.js';
 
 export * from './common-exports.js';
+export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
+import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 
 export type KoaCorsSettings = Omit<CoreSettings, 'matching'>;
 
@@ -47,6 +49,8 @@ export interface KoaCors extends CorsControls<CorsOptions<KoaContext>>, KoaMiddl
   route(options: CorsOptions<KoaContext>): KoaMiddleware;
   /** Reads the application's routers now, instead of at the first request; bad options then throw here. */
   mirror(app: unknown): KoaCors;
+  /** What `request` is answered, judged as a browser would, naming the routes that narrowed it (rule F). */
+  explain(request: ExplainRequest, options?: ExplainOptions): Promise<Explanation>;
 }
 
 /** What a read of the application holds: its routers, how many layers they had, and each path's candidates. */
@@ -114,6 +118,12 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
   middleware.mirror = (app) => {
     readApp(app);
     return middleware;
+  };
+  middleware.explain = async (request, options) => {
+    if (read === undefined) throw new CorsUsageError('CORS_NO_ENGINE', `${core.source}.explain(): the routes are not read yet; call cors.mirror(app) first`);
+    const path = (request.url ?? '/').split('?')[0]!;
+    const host = String(request.headers.host ?? '');
+    return run.explain(request, read.candidates.of(read.hostBound ? `${host}\n${path}` : path), base, options);
   };
   return middleware;
 }
