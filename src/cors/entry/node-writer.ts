@@ -8,7 +8,7 @@ import type { Answer } from '../core/answer.js';
 /**
  * Hot path -- change with care. An answer the engine gives itself goes out in one writeHead() of
  * its pairs when nothing has touched the response (the usual case, and the faster one); else the
- * same pairs are set one by one onto what is there (test/cors/writers.test.ts proves the two
+ * same pairs are set one by one onto what is there (test/cors/requests/writers.test.ts proves the two
  * agree). Returns `true` when the application answers next, the headers set. `oneWriteHead`
  * false: always by name, for a response whose writeHead() reads header lists otherwise than
  * node's does (Next.js's Pages API response takes them as [name, value] entries).
