@@ -9,7 +9,7 @@
  * tarballs themselves with attw and publint.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 import t from 'tap';
@@ -82,6 +82,20 @@ t.test('a CommonJS Express app, from the tarballs, on jest and on node --test', 
   t.ok(longest < 400, `no minified line: the longest is ${longest} characters`);
   const frames = [...uncaught.output.matchAll(/@lib\/cors\/dist\/[\w/.-]+\.js:(\d+):\d+/g)].map((found) => Number(found[1]));
   t.ok(frames.length > 0 && frames.every((line) => line > 1), `the package's frames point at lines of their files (${frames.join(', ')})`);
+
+  // The same error under jest, in a test of the app's: jest's report is readable too (issue 46).
+  writeFileSync(
+    join(scratch.dir, 'uncaught.test.js'),
+    "test('a bad option', () => require('@lib/cors/express').createCors({ origin: ['localhost:4200/'], maxAge: 'x' }));\n",
+  );
+  const underJest = run(process.execPath, [join(REPOSITORY, 'node_modules/jest/bin/jest.js'), '--ci', 'uncaught.test.js'], scratch.dir);
+  t.not(underJest.status, 0, 'jest reports the test failed');
+  t.match(underJest.output, /CorsOptionsError: createCors\(\) of @lib\/cors\/express: 2 problems/);
+  const longestUnderJest = Math.max(...underJest.output.split('\n').map((line) => line.length));
+  t.ok(longestUnderJest < 400, `jest prints no minified line: the longest is ${longestUnderJest} characters`);
+  t.match(underJest.output, /Fix: /, 'and the fixes');
+  const jestFrames = [...underJest.output.matchAll(/@lib\/cors\/dist\/[\w/.-]+\.js:(\d+):\d+/g)].map((found) => Number(found[1]));
+  t.ok(jestFrames.length > 0 && jestFrames.every((line) => line > 1), `jest's frames point at lines of the package's files (${jestFrames.join(', ')})`);
 
   const nodeTest = run(process.execPath, ['--test', '--test-reporter=tap', 'node-test.js'], scratch.dir);
   t.equal(nodeTest.status, 0, 'node --test passes', { output: nodeTest.output.slice(-6000) });
