@@ -10,8 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CorsCore, TableRef } from './cors-core.js';
 import { RouteRegistrationError } from './errors.js';
 import type { CorsOptions } from './options.js';
-import { type RequestKind, requestKind, routingMethod, tableOfMethod } from './decision.js';
-import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
+import { type RequestKind, tableOfMethod } from './decision.js';
 import { narrowedTable, urlPreflightTable } from './narrowing.js';
 import { methodAloneTable, type PathTable } from './path-table.js';
 import { KEPT_PATHS } from './route-overlaps.js';
@@ -278,19 +277,13 @@ export class MarkersRun {
   readonly #narrowedBy = new WeakMap<PathTable, readonly string[]>();
 
   /**
-   * explain() of a middleware of this run: `request` judged under the table it would be answered
-   * with among `candidates` (rule F), naming the routes whose policies that table combines.
+   * The table a request of `kind` for `method` among `candidates` is answered under (answer()'s,
+   * for no request in particular), and the routes whose different policies it combines: what
+   * explain() reports (diagnostics/explain.ts).
    */
-  async explain(request: ExplainRequest, candidates: readonly Candidate[], base: TableRef, options?: ExplainOptions): Promise<Explanation> {
-    const { explainOnTable, explainUncovered, readExplainHeader } = require('../diagnostics/explain.js') as typeof import('../diagnostics/explain.js');
-    const read = readExplainHeader(request);
-    const table = this.answer({}, requestKind(request.method, request, read), routingMethod(request.method, request, read), candidates, base);
-    if (table === undefined) return explainUncovered(request);
-    const explanation = await explainOnTable(table, request, options);
-    const routes = this.#narrowedBy.get(table);
-    if (routes === undefined) return explanation;
-    const why = ` The URL is matched by ${routes.join(' and ')}, and answered under what all of them allow (rule F).`;
-    return { ...explanation, routes, message: explanation.message + why };
+  tableFor(kind: RequestKind, method: string, candidates: readonly Candidate[], base: TableRef): { table: PathTable; routes?: readonly string[] } | undefined {
+    const table = this.answer({}, kind, method, candidates, base);
+    return table === undefined ? undefined : { table, routes: this.#narrowedBy.get(table) };
   }
 
   /** The narrowed tables named already. */

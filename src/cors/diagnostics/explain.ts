@@ -2,8 +2,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 import { answerOf, type Answer } from '../core/answer.js';
-import type { CorsCore } from '../core/cors-core.js';
-import { classify, decide, type Decision, type RequestKind, routingMethod } from '../core/decision.js';
+import type { CorsCore, TableRef } from '../core/cors-core.js';
+import { classify, decide, type Decision, type RequestKind, requestKind, routingMethod } from '../core/decision.js';
+import type { Candidate, MarkersRun } from '../core/route-markers.js';
 import { isWellFormedOrigin } from '../core/http-grammar.js';
 import type { PathTable } from '../core/path-table.js';
 import { corsCheck, preflightCheck, reasonDocs, splitList, type CheckFailure, type ReasonCode } from './browser-checks.js';
@@ -13,6 +14,12 @@ export interface ExplainRequest {
   readonly method?: string | undefined;
   readonly url?: string | undefined;
   readonly headers: IncomingHttpHeaders | Readonly<Record<string, string | readonly string[] | undefined>>;
+}
+
+/** explain() of a middleware that reads its framework's routes (Express, Koa, hono): call cors.mirror(app) first in Express and Koa. */
+export interface ExplainsRoutes {
+  /** What `request` is answered, judged as a browser would, naming the routes of its URL that narrowed it (rule F). */
+  explain(request: ExplainRequest, options?: ExplainOptions): Promise<Explanation>;
 }
 
 export interface ExplainOptions {
@@ -256,4 +263,24 @@ export async function explainOnTable(table: PathTable, request: ExplainRequest, 
   const decision = await decide(table, request.method ?? 'GET', request, read);
   // The policy's own answer: what debug mode adds to a refused preflight is no grant.
   return explainDecision(decision, answerOf(decision, request, read, false), request, options);
+}
+
+/**
+ * explain() of the Express, Koa and hono middlewares: `request` judged under what every route of
+ * its URL (`candidates`) allows (rule F), naming the routes whose policies narrowed it.
+ */
+export async function explainAmongRoutes(
+  run: MarkersRun,
+  request: ExplainRequest,
+  candidates: readonly Candidate[],
+  base: TableRef,
+  options?: ExplainOptions,
+): Promise<Explanation> {
+  const read = readExplainHeader(request);
+  const found = run.tableFor(requestKind(request.method, request, read), routingMethod(request.method, request, read), candidates, base);
+  if (found === undefined) return explainUncovered(request);
+  const explanation = await explainOnTable(found.table, request, options);
+  if (found.routes === undefined) return explanation;
+  const why = ` The URL is matched by ${found.routes.join(' and ')}, and answered under what all of them allow (rule F).`;
+  return { ...explanation, routes: found.routes, message: explanation.message + why };
 }

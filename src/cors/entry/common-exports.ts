@@ -15,3 +15,4 @@ export { CorsOptions, type CorsLogger, type OriginCacheOptions, type OriginFunct
 export type { CorsControls } from '../core/cors-core.js';
 export { CONFIG_CHANNEL, DECISION_CHANNEL, type CorsConfigMessage } from '../core/channels.js';
 export type { CorsDecisionMessage } from '../core/channels.js';
+export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';

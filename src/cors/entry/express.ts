@@ -19,8 +19,8 @@ import { type ExpressApp, type ExpressRouter, mountsOf, readRoutes } from './exp
 import { type Next, readNodeHeader, respond } from './node.js';
 
 export * from './common-exports.js';
-export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
-import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
+import type { ExplainsRoutes } from '../diagnostics/explain.js';
+import { explainAmong } from './explain-routes.js';
 export { setCorsCookie, type CookieOptions } from './credentials.js';
 
 export type ExpressCorsSettings = Omit<CoreSettings, 'matching'>;
@@ -28,7 +28,7 @@ export type ExpressCorsSettings = Omit<CoreSettings, 'matching'>;
 export type ExpressMiddleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
 
 /** The middleware, with the calls that go with it. */
-export interface ExpressCors extends CorsControls<CorsOptions<IncomingMessage>>, ExpressMiddleware {
+export interface ExpressCors extends ExplainsRoutes, CorsControls<CorsOptions<IncomingMessage>>, ExpressMiddleware {
   /**
    * A route's own options, merged field by field over the middleware's, the Express way:
    * `app.post('/login', cors.route({ allowCredentials: true }), handler)`; mounted with `app.use()`,
@@ -37,8 +37,6 @@ export interface ExpressCors extends CorsControls<CorsOptions<IncomingMessage>>,
   route(options: CorsOptions<IncomingMessage>): ExpressMiddleware;
   /** Reads the application's routes now, instead of at the first request; bad route options then throw here, at start-up. */
   mirror(app: unknown): ExpressCors;
-  /** What `request` (its `url` the application's) is answered, judged as a browser would, naming the routes that narrowed it (rule F). */
-  explain(request: ExplainRequest, options?: ExplainOptions): Promise<Explanation>;
 }
 
 /**
@@ -103,7 +101,7 @@ export function createCors(options?: CorsOptions<IncomingMessage>, settings: Exp
   };
   middleware.explain = async (request, options) => {
     if (read === undefined) throw new CorsUsageError('CORS_NO_ENGINE', `${core.source}.explain(): the routes are not read yet; call cors.mirror(app) first`);
-    return run.explain(request, read.candidates.of(routedPath(request.url ?? '/') ?? '/'), base, options);
+    return explainAmong(run, request, read.candidates.of(routedPath(request.url ?? '/') ?? '/'), base, options);
   };
   return middleware;
 }

@@ -15,8 +15,8 @@ import { answerFetchRequest, emptyAnswer, readFetchHeader, withAnswer } from './
 import { type Candidate, CandidateCache, MarkersRun, markRoute, type MaybeMarked, ROUTE_OPTIONS } from '../core/route-markers.js';
 
 export * from './common-exports.js';
-export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
-import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
+import type { ExplainsRoutes } from '../diagnostics/explain.js';
+import { explainAmong } from './explain-routes.js';
 
 export type HonoCorsSettings = Omit<CoreSettings, 'matching'>;
 
@@ -34,7 +34,7 @@ export interface HonoContext {
 
 export type HonoMiddleware = (c: HonoContext, next: () => Promise<void>) => Promise<Response | undefined>;
 
-export interface HonoCors extends CorsControls<CorsOptions<Request>>, HonoMiddleware {
+export interface HonoCors extends ExplainsRoutes, CorsControls<CorsOptions<Request>>, HonoMiddleware {
   /**
    * A route's own options, merged over the middleware's: `app.post('/login', cors.route({
    * allowCredentials: true }), handler)`; with `app.use('/api/*', cors.route(options))`, the
@@ -43,8 +43,6 @@ export interface HonoCors extends CorsControls<CorsOptions<Request>>, HonoMiddle
   route(options: CorsOptions<Request>): HonoMiddleware;
   /** Reads the app's routes now, instead of at the first request: a bad route option then throws here. */
   mirror(): HonoCors;
-  /** What `request` is answered, judged as a browser would, naming the routes that narrowed it (rule F). */
-  explain(request: ExplainRequest, options?: ExplainOptions): Promise<Explanation>;
 }
 
 /** A route as hono records it (`app.routes`), and as its router hands it back. */
@@ -143,7 +141,7 @@ export function createCors(app: unknown, options?: CorsOptions<Request>, setting
     readApp();
     return middleware;
   };
-  middleware.explain = (request, options) => run.explain(request, (read ?? readApp()).candidates.of((request.url ?? '/').split('?')[0]!), base, options);
+  middleware.explain = (request, options) => explainAmong(run, request, (read ?? readApp()).candidates.of((request.url ?? '/').split('?')[0]!), base, options);
   return middleware;
 }
 

@@ -18,8 +18,8 @@ import { type KoaRouter, readRouters, sizeOf } from './koa-routes.js';
 import { answerRequest, readNodeHeader } from './node.js';
 
 export * from './common-exports.js';
-export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
-import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
+import type { ExplainsRoutes } from '../diagnostics/explain.js';
+import { explainAmong } from './explain-routes.js';
 
 export type KoaCorsSettings = Omit<CoreSettings, 'matching'>;
 
@@ -40,7 +40,7 @@ export interface KoaContext {
 
 export type KoaMiddleware = (ctx: KoaContext, next: () => Promise<unknown>) => Promise<void>;
 
-export interface KoaCors extends CorsControls<CorsOptions<KoaContext>>, KoaMiddleware {
+export interface KoaCors extends ExplainsRoutes, CorsControls<CorsOptions<KoaContext>>, KoaMiddleware {
   /**
    * A route's own options, merged over the middleware's: `router.post('/login', cors.route({
    * allowCredentials: true }), handler)`; given to `router.use(path, ...)`, the options of the
@@ -49,8 +49,6 @@ export interface KoaCors extends CorsControls<CorsOptions<KoaContext>>, KoaMiddl
   route(options: CorsOptions<KoaContext>): KoaMiddleware;
   /** Reads the application's routers now, instead of at the first request; bad options then throw here. */
   mirror(app: unknown): KoaCors;
-  /** What `request` is answered, judged as a browser would, naming the routes that narrowed it (rule F). */
-  explain(request: ExplainRequest, options?: ExplainOptions): Promise<Explanation>;
 }
 
 /** What a read of the application holds: its routers, how many layers they had, and each path's candidates. */
@@ -122,8 +120,7 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
   middleware.explain = async (request, options) => {
     if (read === undefined) throw new CorsUsageError('CORS_NO_ENGINE', `${core.source}.explain(): the routes are not read yet; call cors.mirror(app) first`);
     const path = (request.url ?? '/').split('?')[0]!;
-    const host = String(request.headers.host ?? '');
-    return run.explain(request, read.candidates.of(read.hostBound ? `${host}\n${path}` : path), base, options);
+    return explainAmong(run, request, read.candidates.of(read.hostBound ? `${String(request.headers.host ?? '')}\n${path}` : path), base, options);
   };
   return middleware;
 }

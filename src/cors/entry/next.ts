@@ -31,7 +31,6 @@ import { answerFetchRequest, emptyAnswer, withAnswer } from './fetch-writer.js';
 import { answerRequest, readNodeHeader } from './node.js';
 
 export * from './common-exports.js';
-export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 
 /** A route handler as Next calls it: the Request, and the route's context (its `params`). */
 export type RouteHandler<Context = unknown> = (request: Request, context: Context) => Response | Promise<Response>;

@@ -11,7 +11,6 @@ import type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics
 import { nodeMiddleware, type NodeMiddleware } from './node.js';
 
 export type { ReasonCode } from '../diagnostics/browser-checks.js';
-export type { ExplainOptions, ExplainRequest, Explanation } from '../diagnostics/explain.js';
 export { setCorsCookie, type CookieOptions } from './credentials.js';
 export * from './common-exports.js';
 export type { PathMatching } from '../core/path-matching.js';
