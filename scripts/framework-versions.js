@@ -162,8 +162,8 @@ function runInApp(run, label, scratch) {
   if (pack.status !== 0) throw new Error(`npm run pack failed: ${pack.stderr}`);
   const cors = pack.stdout.split('\n').find((line) => /[/\\]lib-cors-[^/\\]*\.tgz$/.test(line.trim()));
   // The application's own package.json, as a user's: npm keeps what it lists and nothing else.
-  const dependencies = { ...Object.fromEntries(label.split(' ').map((spec) => [spec.slice(0, spec.lastIndexOf('@')), spec.slice(spec.lastIndexOf('@') + 1)])) };
-  Object.assign(dependencies, { react: '18.3.1', 'react-dom': '18.3.1', '@types/react': '^18', typescript: '^5', '@lib/cors': `file:${cors.trim()}` });
+  const versions = Object.fromEntries(label.split(' ').map((spec) => [spec.slice(0, spec.lastIndexOf('@')), spec.slice(spec.lastIndexOf('@') + 1)]));
+  const dependencies = { ...versions, react: '18.3.1', 'react-dom': '18.3.1', '@types/react': '^18', typescript: '^5', '@lib/cors': `file:${cors.trim()}` };
   mkdirSync(scratch, { recursive: true });
   writeFileSync(join(scratch, 'package.json'), `${JSON.stringify({ private: true, dependencies }, null, 2)}\n`);
   // The tarball is new on every run: its old copy goes first.

@@ -18,13 +18,12 @@ import {
   refuseUnseenMount,
   ROUTE_OPTIONS,
 } from '../core/route-markers.js';
-import type { KoaContext } from './koa.js';
 
 /** A @koa/router layer: a route when it has methods (HEAD listed with GET), else the router's own middleware. */
 interface KoaLayer {
   readonly path: string;
   readonly methods: readonly string[];
-  readonly stack: readonly MaybeMarked<KoaContext>[];
+  readonly stack: readonly MaybeMarked<never>[];
 }
 
 export interface KoaRouter {
@@ -82,7 +81,7 @@ function routersOf(core: CorsCore, stack: readonly unknown[]): KoaRouter[] {
         'is mounted with koa-mount, whose routes cannot be read from outside it',
         'use a nested @koa/router router (router.use("/prefix", inner.routes())) instead, or give the mounted application its own middleware',
       );
-    } else if ((middleware as MaybeMarked<KoaContext>)[ROUTE_OPTIONS] !== undefined) {
+    } else if ((middleware as MaybeMarked<never>)[ROUTE_OPTIONS] !== undefined) {
       // With no path, it would stand for the middleware's options: those belong in createCors().
       refuseMarkerOutsideRoute(core.source, 'app.use()', "router.get('/internal/report', cors.route(options), handler)");
     }

@@ -106,17 +106,16 @@ export function createCors(options?: CorsOptions<Request | IncomingMessage>, set
     route<Handlers extends HandlerSet>(handlers: Handlers, routeOptions: RouteOptions = {}): RouteExports<Handlers> {
       const file = `route file #${++files} (${Object.keys(handlers).join(',')})`;
       const { own, byMethod } = splitRouteOptions(core.source, handlers, routeOptions);
-      const refs = new Map<string, TableRef>();
+      // One path table for the file (its key): each method's policy in it, any method's ref reads it.
+      let ref: TableRef | undefined;
       for (const method of Object.keys(handlers)) {
         if (method === 'OPTIONS') continue;
         const methodOptions = { ...own, ...byMethod.get(method) };
-        refs.set(
-          method,
-          core.routeMatchedElsewhere(file, [method], file, methodOptions, () => `cors.route() of ${file}, ${method}`),
-        );
+        const registered = core.routeMatchedElsewhere(file, [method], file, methodOptions, () => `cors.route() of ${file}, ${method}`);
+        ref ??= registered;
       }
       // A file exporting OPTIONS alone is still a route: its OPTIONS policy is the file's.
-      const ref = refs.values().next().value ?? core.routeMatchedElsewhere(file, ['OPTIONS'], file, own, () => `cors.route() of ${file}`);
+      ref ??= core.routeMatchedElsewhere(file, ['OPTIONS'], file, own, () => `cors.route() of ${file}`);
       const wrapped: Record<string, RouteHandler<unknown>> = {};
       for (const [method, handler] of Object.entries(handlers)) {
         if (method !== 'OPTIONS') wrapped[method] = withGrant(handler as RouteHandler<unknown>, ref, file);
