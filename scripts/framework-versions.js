@@ -163,7 +163,15 @@ function runInApp(run, label, scratch) {
   const cors = pack.stdout.split('\n').find((line) => /[/\\]lib-cors-[^/\\]*\.tgz$/.test(line.trim()));
   // The application's own package.json, as a user's: npm keeps what it lists and nothing else.
   const versions = Object.fromEntries(label.split(' ').map((spec) => [spec.slice(0, spec.lastIndexOf('@')), spec.slice(spec.lastIndexOf('@') + 1)]));
-  const dependencies = { ...versions, react: '18.3.1', 'react-dom': '18.3.1', '@types/react': '^18', '@types/node': '^22', typescript: '^5', '@lib/cors': `file:${cors.trim()}` };
+  const dependencies = {
+    ...versions,
+    react: '18.3.1',
+    'react-dom': '18.3.1',
+    '@types/react': '^18',
+    '@types/node': '^22',
+    typescript: '^5',
+    '@lib/cors': `file:${cors.trim()}`,
+  };
   mkdirSync(scratch, { recursive: true });
   writeFileSync(join(scratch, 'package.json'), `${JSON.stringify({ private: true, dependencies }, null, 2)}\n`);
   // The tarball is new on every run: its old copy goes first.

@@ -159,6 +159,24 @@ function report(step: string, method: string, url: URL, answer: SeenAnswer, fail
   }
 }
 
+/**
+ * An answer that echoes the page's origin differs by origin: without `Origin` in `Vary`, a shared
+ * cache may hand it to a page of another origin. Most often a handler set `Vary` whole and so
+ * replaced the middleware's; the browser still reads it, so the verdict stands and this is a warning.
+ */
+function warnUnvaried(origin: string, answer: SeenAnswer): void {
+  if (answer.headers['access-control-allow-origin'] !== origin) return;
+  const vary = (answer.headers.vary ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((field) => field.trim());
+  if (vary.includes('origin') || vary.includes('*')) return;
+  console.log(
+    "  warning: the answer echoes the origin but its Vary does not name Origin, so a shared cache may give it to another origin's page. " +
+      "Fix: a handler that sets Vary adds to it (res.vary('Accept') in Express, vary(res, 'Accept')) instead of replacing it.",
+  );
+}
+
 async function main(args: readonly string[]): Promise<number> {
   const asked = infoAsked(args);
   if (asked !== undefined) {
@@ -196,6 +214,7 @@ async function main(args: readonly string[]): Promise<number> {
     const answer = await send(url, method, { ...headers, Origin: origin });
     const failure = corsCheck(origin, answer, credentials);
     report('request  ', method, url, answer, failure);
+    warnUnvaried(origin, answer);
     return failure === undefined ? 0 : 1;
   } catch (error) {
     console.error(

@@ -16,6 +16,7 @@ import { GLOBAL_METHODS, type PathTable } from '../core/path-table.js';
 import { CandidateCache, MarkersRun, markRoute } from '../core/route-markers.js';
 import { type KoaRouter, readRouters, sizeOf } from './koa-routes.js';
 import { answerRequest, readNodeHeader } from './node.js';
+import { varyKeepingEngine } from './node-writer.js';
 
 export * from './common-exports.js';
 import type { ExplainsRoutes } from '../diagnostics/explain.js';
@@ -35,6 +36,9 @@ export interface KoaContext {
   readonly req: import('node:http').IncomingMessage;
   readonly res: import('node:http').ServerResponse;
   readonly app: unknown;
+  readonly headerSent: boolean;
+  readonly response: { get(field: string): string };
+  set(field: string, value: string): void;
   respond?: boolean;
 }
 
@@ -96,11 +100,17 @@ export function createCors(options?: CorsOptions<KoaContext>, settings: KoaCorsS
     const path = ctx.newRouterPath || ctx.path;
     const table = run.answer(ctx.req, kind, method, seen.candidates.of(seen.hostBound ? `${ctx.host}\n${path}` : path), base);
     if (table === undefined || !(await write(core, table, ctx))) return;
+    const engineVary = ctx.res.getHeader('Vary');
     try {
       await next();
     } catch (error) {
       keepGrantOnError(ctx, error);
       throw error;
+    }
+    // Koa sends after its middleware: a handler's ctx.set('Vary', ...) gets the engine's fields back.
+    if (engineVary !== undefined && !ctx.headerSent) {
+      const own = ctx.response.get('Vary');
+      if (own !== engineVary) ctx.set('Vary', varyKeepingEngine(own, engineVary));
     }
   } as KoaCors;
   middleware.route = (routeOptions) => {
@@ -146,7 +156,13 @@ function keepGrantOnError(ctx: KoaContext, error: unknown): void {
     const own = Object.entries((error as { headers?: Record<string, unknown> }).headers ?? {}).filter(
       ([name]) => !name.toLowerCase().startsWith('access-control-'),
     );
-    (error as { headers?: Record<string, unknown> }).headers = { ...kept, ...Object.fromEntries(own) };
+    const headers: Record<string, unknown> = { ...kept, ...Object.fromEntries(own) };
+    const ownVary = own.find(([name]) => name.toLowerCase() === 'vary');
+    if (ownVary !== undefined && kept.vary !== undefined) {
+      delete headers[ownVary[0]];
+      headers.vary = varyKeepingEngine(ownVary[1], kept.vary);
+    }
+    (error as { headers?: Record<string, unknown> }).headers = headers;
   } catch {
     // Headers the error will not give or take (a getter): Koa answers it as it would without us.
   }

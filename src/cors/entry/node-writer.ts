@@ -17,7 +17,6 @@ export function writeAnswer(res: ServerResponse, answer: Answer, oneWriteHead = 
   const status = answer.status;
   if (status === undefined) {
     setPairs(res, answer.headers);
-    keepVary(res, answer.headers);
     return true;
   }
   if (oneWriteHead && res.getHeaderNames().length === 0) {
@@ -59,67 +58,21 @@ function setPairs(res: ServerResponse, pairs: readonly string[]): void {
   }
 }
 
-/** On a response the application answers, the `Vary` the engine set, kept by writeHeadKeepingVary(). */
-const ENGINE_VARY = Symbol('@lib/cors Vary');
-/** The writeHead() the response had before (node's own, or another middleware's wrapper), called after. */
-const WRITE_HEAD = Symbol('@lib/cors writeHead');
-
-type GuardedResponse = ServerResponse & { [ENGINE_VARY]?: string; [WRITE_HEAD]?: ServerResponse['writeHead'] };
-
 /**
- * Where the answer depends on the request's headers (`Vary: Origin`), a cache must keep telling
- * answers apart whatever the application does to `Vary` later: a handler's setHeader('Vary',
- * 'Accept'), or a `Vary` given to writeHead(), would otherwise replace the engine's. Every way of
- * sending the headers goes through writeHead() (end() and write() call it), so that is where the
- * engine's fields are put back. The function is shared; a response only gets a property.
+ * The `Vary` to send where a handler may have replaced the engine's (a framework's documented step
+ * before sending: Koa's after its middleware, fastify's onSend): the handler's `own` as it is
+ * where it already names the engine's fields, else the engine's fields first, then its own. A
+ * blank one adds nothing; one that is no list of header names is left as the handler wrote it.
+ * Where no framework offers such a step (Express, node:http) the engine adds to `Vary` and never
+ * wraps the response's methods: a handler that replaces `Vary` replaces it (docs/CONTRACT.md).
  */
-function keepVary(res: GuardedResponse, pairs: readonly string[]): void {
-  for (let i = 0; i < pairs.length; i += 2) {
-    if (pairs[i] !== 'Vary') continue;
-    res[ENGINE_VARY] = pairs[i + 1]!;
-    if (res[WRITE_HEAD] !== undefined) return;
-    res[WRITE_HEAD] = res.writeHead;
-    res.writeHead = writeHeadKeepingVary as ServerResponse['writeHead'];
-    return;
-  }
-}
-
-function writeHeadKeepingVary(this: GuardedResponse, status: number, ...rest: unknown[]): ServerResponse {
-  const fields = this[ENGINE_VARY]!;
-  const headers = rest[rest.length - 1];
-  if (Array.isArray(headers)) {
-    keepInPairs(headers as unknown[], fields);
-  } else if (headers !== null && typeof headers === 'object') {
-    const name = Object.keys(headers).find((key) => key.toLowerCase() === 'vary');
-    if (name !== undefined) (headers as Record<string, unknown>)[name] = withFields((headers as Record<string, unknown>)[name], fields);
-  }
-  const current = this.getHeader('Vary');
-  if (current !== undefined) this.setHeader('Vary', withFields(current, fields));
-  return (this[WRITE_HEAD] as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
-}
-
-/** writeHead()'s headers as an array: flat [name, value, ...] pairs, or [name, value] entries. */
-function keepInPairs(headers: unknown[], fields: string): void {
-  for (let i = 0; i < headers.length; i++) {
-    const entry = headers[i];
-    if (Array.isArray(entry)) {
-      if (String(entry[0]).toLowerCase() === 'vary') entry[1] = withFields(entry[1], fields);
-    } else if (i % 2 === 0 && String(entry).toLowerCase() === 'vary') {
-      headers[i + 1] = withFields(headers[i + 1], fields);
-    }
-  }
-}
-
-/**
- * The application's `Vary` as it is where it already names the engine's fields (it was added to,
- * not replaced); else the engine's fields first, then the application's. A blank one adds nothing;
- * one that is no list of header names is left as the application wrote it.
- */
-function withFields(value: unknown, fields: string): string {
-  const own = (Array.isArray(value) ? value.join(', ') : String(value)).trim();
-  if (own === '') return fields;
+export function varyKeepingEngine(own: unknown, engine: unknown): string {
+  const fields = String(engine);
+  const value = own ?? '';
+  const text = (Array.isArray(value) ? value.join(', ') : String(value)).trim();
+  if (text === '') return fields;
   try {
-    return vary.append(own, fields) === own ? own : vary.append(fields, own);
+    return vary.append(text, fields) === text ? text : vary.append(fields, text);
   } catch {
     return String(value);
   }

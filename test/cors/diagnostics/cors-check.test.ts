@@ -81,6 +81,26 @@ t.test('against our middleware: what a browser allows exits 0, what it refuses 1
   t.notMatch(simple.stdout + put.stdout + login.stdout, /docs:/);
 });
 
+t.test('an echoed origin whose Vary a handler replaced is warned of, the verdict unchanged; one added to is not', async (t) => {
+  const cors = createCors({ origin: ['https://app.test', 'https://b.test'] })
+    .route('GET', '/replaced')
+    .route('GET', '/added');
+  const server = await serve((req, res) =>
+    cors.handle(req, res, () => {
+      if (req.url === '/replaced') res.setHeader('Vary', 'Accept');
+      else res.setHeader('Vary', `${String(res.getHeader('Vary'))}, Accept`);
+      res.end('ok');
+    }),
+  );
+  t.teardown(server.close);
+  const replaced = await corsCheck(`${server.origin}/replaced`, '--origin', 'https://app.test');
+  t.equal(replaced.code, 0, 'the browser still reads it');
+  t.match(replaced.stdout, /verdict: allowed\n {2}warning: the answer echoes the origin but its Vary does not name Origin.*Fix: .*res\.vary\('Accept'\)/);
+  const added = await corsCheck(`${server.origin}/added`, '--origin', 'https://app.test');
+  t.equal(added.code, 0);
+  t.notMatch(added.stdout, /warning/);
+});
+
 t.test("against express + cors with origin '*' and credentials: true, --credentials is flagged", async (t) => {
   // Loaded by name: the peer is a dev dependency without type declarations.
   const expressName = 'express';

@@ -108,6 +108,13 @@ for (const [name, { express, wildcard }] of Object.entries(VERSIONS)) {
   t.test(`${name}: nothing of Express is added or replaced, by reading its routes or by serving`, async (t) => {
     const app = express();
     const cors = createCors(PARTNERS, { logger: quiet });
+    // Each request's own objects too: no own property of the response or request replaces one of
+    // its prototypes' methods (a wrapped writeHead(), say), read as the response finishes.
+    const shadowed: string[] = [];
+    app.use((req, res, next) => {
+      res.on('finish', () => shadowed.push(...shadowingMethods(res), ...shadowingMethods(req)));
+      next();
+    });
     app.use(cors);
     const api = express.Router();
     api.get('/items/:id', cors.route(ADMINS), (_req, res) => void res.send('item'));
@@ -144,6 +151,7 @@ for (const [name, { express, wildcard }] of Object.entries(VERSIONS)) {
     watched.forEach(([what, object], index) => {
       t.same(snapshot(object), before[index], `${what}: the same properties, the same functions`);
     });
+    t.same(shadowed, [], "no method of a request's response or request replaced");
   });
 }
 
@@ -152,6 +160,14 @@ for (const [name, { express, wildcard }] of Object.entries(VERSIONS)) {
  * change. Other values are Express's own to change as it serves (Express 4 keeps a layer's last
  * match on it).
  */
+/** The own properties of `object` that hide a method of one of its prototypes: what a wrapper adds. */
+function shadowingMethods(object: object): string[] {
+  const prototype = Object.getPrototypeOf(object) as object;
+  return Reflect.ownKeys(object)
+    .filter((key) => typeof (prototype as Record<PropertyKey, unknown>)[key] === 'function')
+    .map(String);
+}
+
 function snapshot(object: object): [string, unknown][] {
   return Reflect.ownKeys(object).map((key) => {
     const value = Object.getOwnPropertyDescriptor(object, key)?.value as unknown;
