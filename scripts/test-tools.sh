@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suites drive, before tap starts (so no install ever runs inside a test
 # with a per-test timeout): the three browser engines, a shared cache, and curl (the examples'
-# printed commands run as printed), all Debian packages.
+# printed commands run as printed), and the stores of the origin-store suites (redis-server,
+# PostgreSQL: each test file starts its own on loopback), all Debian packages.
 # Missing and not root: fails with the exact command. Never skips. Then checks that chromium
 # and firefox-esr are at least the versions the browser suites are run with (MINIMUM below, the
 # same as MINIMUM_MAJOR in test/browser/engines.ts): an older one fails here, in one line.
@@ -18,6 +19,8 @@ declare -A NEEDS=(
   [xvfb]=$root/usr/bin/Xvfb
   [varnish]=$root/usr/sbin/varnishd
   [curl]=$root/usr/bin/curl
+  [redis-server]=$root/usr/bin/redis-server
+  [postgresql]=$root/usr/lib/postgresql/15/bin/postgres
 )
 
 # The oldest major version of each browser the suites are run with in full: Debian 12's own
@@ -28,7 +31,7 @@ declare -A MINIMUM=(
 )
 
 missing=()
-for package in chromium firefox-esr webkit2gtk-driver xvfb varnish curl; do
+for package in chromium firefox-esr webkit2gtk-driver xvfb varnish curl redis-server postgresql; do
   [ -x "${NEEDS[$package]}" ] || missing+=("$package")
 done
 

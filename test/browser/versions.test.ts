@@ -35,7 +35,15 @@ function testTools(t: Test, versions: { chromium: string; firefox: string | unde
   };
   fake('/usr/lib/chromium/chromium', `Chromium ${versions.chromium} `);
   fake('/usr/lib/firefox-esr/firefox-esr', versions.firefox === undefined ? undefined : `Mozilla Firefox ${versions.firefox}`);
-  for (const tool of ['/usr/bin/WebKitWebDriver', '/usr/bin/Xvfb', '/usr/sbin/varnishd', '/usr/bin/curl']) fake(tool, '');
+  for (const tool of [
+    '/usr/bin/WebKitWebDriver',
+    '/usr/bin/Xvfb',
+    '/usr/sbin/varnishd',
+    '/usr/bin/curl',
+    '/usr/bin/redis-server',
+    '/usr/lib/postgresql/15/bin/postgres',
+  ])
+    fake(tool, '');
   return new Promise((resolve) => {
     execFile('bash', [SCRIPT], { env: { ...process.env, TEST_TOOLS_ROOT: root } }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });

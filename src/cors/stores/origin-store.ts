@@ -1,0 +1,264 @@
+/**
+ * Allowed origins kept in a store many instances share (Redis, PostgreSQL), answered from a
+ * bounded per-instance cache that the store's own change feed keeps true (issue 48). The store's
+ * client is the application's; this file knows only the `Backend` an adapter (redis.ts,
+ * postgres.ts) gives it.
+ *
+ * What a verdict may be, and why:
+ * - Every change is written and published in one step (Backend.write), and each instance drops
+ *   the changed entry when the feed delivers it, so a revocation is answered from the store as
+ *   soon as it reaches the instance, whatever the entry's TTL.
+ * - The feed can be cut off (the store restarts, the network fails): changes made meanwhile are
+ *   never delivered. So after every (re)subscription the whole cache is dropped and read again,
+ *   and while the feed is down no entry is trusted for longer than `maxStale`.
+ * - A verdict the store cannot give in `lookupTimeout` is a refusal (fail closed), never a 5xx or
+ *   a wait: only an origin the store allowed within `maxStale` is still allowed.
+ */
+import { channel } from 'node:diagnostics_channel';
+
+import { CorsOptionsError } from '../core/errors.js';
+import { checkedOrigin } from './store-options.js';
+
+export interface OriginStoreOptions<Req> {
+  /**
+   * The list a request is checked against (the tenant), from the request: its `Host`, a path
+   * parameter, a header. `undefined` refuses the request's origin. Default: one list, `'default'`.
+   */
+  tenant?: (request: Req) => string | undefined;
+  /** How long a verdict read from the store is used without reading it again, in ms. Default: allowed 60,000, denied 5,000. */
+  ttl?: { allowed?: number; denied?: number };
+  /**
+   * How long past its TTL an allowed verdict is still used while it is read again in the
+   * background, and how old one may be while the store cannot be reached. Default 300,000 ms.
+   */
+  maxStale?: number;
+  /** The most verdicts kept; the least recently read goes first. Default 10,000. */
+  maxEntries?: number;
+  /** How long a request waits for the store before its origin is refused. Default 250 ms. */
+  lookupTimeout?: number;
+  /** Where the outage and its end are told, once each. Default: `console`. */
+  logger?: { error(message: string): void; warn?(message: string): void };
+}
+
+/** What an adapter gives the cache: reads, one-step writes, and the change feed. */
+export interface Backend {
+  readonly name: string;
+  /** Whether `origin` is on `tenant`'s list. */
+  has(tenant: string, origin: string): Promise<boolean>;
+  /** Adds (`allowed`) or removes `origin` and publishes the change, in one step of the store's. */
+  write(tenant: string, origin: string, allowed: boolean): Promise<void>;
+  /**
+   * Starts the feed: `changed` for each change any instance wrote, `up` each time the feed is
+   * (re)subscribed, `down` when it is cut off. Resolves once subscribed the first time.
+   */
+  listen(events: { changed(tenant: string, origin: string): void; up(): void; down(error?: unknown): void }): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How a verdict was reached, for explain() and the diagnostics channel. */
+export interface OriginVerdict {
+  readonly allowed: boolean;
+  readonly from: 'cache' | 'store' | 'refused-unreachable';
+  /** Age of the verdict in ms (0 when just read). */
+  readonly age: number;
+}
+
+interface Entry {
+  allowed: boolean;
+  readAt: number;
+  refreshing: boolean;
+}
+
+/** Published on `lib-cors:origin-store` (subscribe with node:diagnostics_channel). */
+export type OriginStoreEvent =
+  | { readonly event: 'hit' | 'stale' | 'miss'; readonly tenant: string; readonly origin: string; readonly allowed: boolean; readonly age: number }
+  | { readonly event: 'invalidation'; readonly tenant: string; readonly origin: string }
+  | { readonly event: 'reconnect' | 'outage' | 'recovered'; readonly store: string };
+
+const events = channel('lib-cors:origin-store');
+
+const DEFAULTS = { allowedTtl: 60_000, deniedTtl: 5_000, maxStale: 300_000, maxEntries: 10_000, lookupTimeout: 250 };
+
+export class OriginStore<Req = unknown> {
+  /** Give this as the `origin` option (of the whole application, or of one route). */
+  readonly origin: (origin: string, request: Req) => boolean | Promise<boolean>;
+  /** Resolves once the feed is subscribed; requests before it are answered from the store alone. */
+  readonly ready: Promise<void>;
+
+  readonly #backend: Backend;
+  readonly #tenantOf: (request: Req) => string | undefined;
+  readonly #allowedTtl: number;
+  readonly #deniedTtl: number;
+  readonly #maxStale: number;
+  readonly #maxEntries: number;
+  readonly #timeout: number;
+  readonly #logger: NonNullable<OriginStoreOptions<Req>['logger']>;
+  readonly #entries = new Map<string, Entry>();
+  readonly #reading = new Map<string, Promise<boolean>>();
+  /** Whether the feed is subscribed: while it is not, changes may be missed. */
+  #listening = false;
+  /** Closed by close(): what the feed says after it is not news. */
+  #closed = false;
+  /** Whether the outage was told (once), so its end is told too. */
+  #outageTold = false;
+  /** Bumped by every change and reconnect: a read begun before one must not be kept. */
+  #generation = 0;
+
+  constructor(backend: Backend, options: OriginStoreOptions<Req> = {}) {
+    this.#backend = backend;
+    this.#tenantOf = options.tenant ?? (() => 'default');
+    this.#allowedTtl = milliseconds('ttl.allowed', options.ttl?.allowed, DEFAULTS.allowedTtl);
+    this.#deniedTtl = milliseconds('ttl.denied', options.ttl?.denied, DEFAULTS.deniedTtl);
+    this.#maxStale = milliseconds('maxStale', options.maxStale, DEFAULTS.maxStale);
+    this.#maxEntries = milliseconds('maxEntries', options.maxEntries, DEFAULTS.maxEntries);
+    this.#timeout = milliseconds('lookupTimeout', options.lookupTimeout, DEFAULTS.lookupTimeout);
+    this.#logger = options.logger ?? console;
+    this.origin = (origin, request) => {
+      const tenant = this.#tenantOf(request);
+      return tenant === undefined ? false : this.allows(tenant, origin);
+    };
+    this.ready = backend
+      .listen({
+        changed: (tenant, origin) => this.#changed(tenant, origin),
+        up: () => this.#up(),
+        down: (error) => this.#down(error),
+      })
+      .catch((error: unknown) => this.#down(error));
+  }
+
+  /** Whether `tenant`'s list allows `origin`: from the cache when it may, else from the store. */
+  allows(tenant: string, origin: string): boolean | Promise<boolean> {
+    const key = `${tenant}\n${origin}`;
+    const entry = this.#entries.get(key);
+    if (entry !== undefined) {
+      const age = Date.now() - entry.readAt;
+      if (age < (entry.allowed ? this.#allowedTtl : this.#deniedTtl) && (this.#listening || age < this.#maxStale)) {
+        if (events.hasSubscribers) events.publish({ event: 'hit', tenant, origin, allowed: entry.allowed, age });
+        return entry.allowed;
+      }
+      if (entry.allowed && age < (this.#listening ? this.#allowedTtl + this.#maxStale : this.#maxStale)) {
+        // Stale but allowed: used while it is read again, so a slow store slows no request.
+        if (events.hasSubscribers) events.publish({ event: 'stale', tenant, origin, allowed: true, age });
+        if (!entry.refreshing) {
+          entry.refreshing = true;
+          void this.#read(key, tenant, origin).catch(() => {
+            entry.refreshing = false;
+          });
+        }
+        return true;
+      }
+    }
+    if (events.hasSubscribers) events.publish({ event: 'miss', tenant, origin, allowed: false, age: 0 });
+    return this.#read(key, tenant, origin).catch(() => false);
+  }
+
+  /** How `origin` would be decided for `tenant` now, without reading the store (for explain()). */
+  cached(tenant: string, origin: string): OriginVerdict | undefined {
+    const entry = this.#entries.get(`${tenant}\n${origin}`);
+    return entry === undefined ? undefined : { allowed: entry.allowed, from: 'cache', age: Date.now() - entry.readAt };
+  }
+
+  /** Allows `origin` for `tenant` on every instance: written and published in one step. */
+  async grant(tenant: string, origin: string): Promise<void> {
+    await this.#backend.write(tenant, checkedOrigin('store.grant()', origin), true);
+  }
+
+  /** Refuses `origin` for `tenant` on every instance: written and published in one step. */
+  async revoke(tenant: string, origin: string): Promise<void> {
+    await this.#backend.write(tenant, checkedOrigin('store.revoke()', origin), false);
+  }
+
+  /** Stops the feed; the application's clients stay open. */
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#listening = false;
+    return this.#backend.close();
+  }
+
+  /** The store's verdict, one read per key at a time, refused after `lookupTimeout`. */
+  #read(key: string, tenant: string, origin: string): Promise<boolean> {
+    const pending = this.#reading.get(key);
+    if (pending !== undefined) return pending;
+    const generation = this.#generation;
+    let timer: NodeJS.Timeout | undefined;
+    const read = Promise.race([
+      this.#backend.has(tenant, origin),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${this.#backend.name} gave no answer in ${this.#timeout} ms`)), this.#timeout);
+      }),
+    ])
+      .then((allowed) => {
+        // A change or a reconnect while reading: this answer may predate it, so it is not kept.
+        if (generation === this.#generation) this.#keep(key, allowed);
+        this.#recovered();
+        return allowed;
+      })
+      .catch((error: unknown) => {
+        this.#outage(error);
+        throw error;
+      })
+      .finally(() => {
+        clearTimeout(timer);
+        this.#reading.delete(key);
+      });
+    this.#reading.set(key, read);
+    return read;
+  }
+
+  #keep(key: string, allowed: boolean): void {
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(key, { allowed, readAt: Date.now(), refreshing: false });
+  }
+
+  #changed(tenant: string, origin: string): void {
+    this.#generation++;
+    this.#entries.delete(`${tenant}\n${origin}`);
+    if (events.hasSubscribers) events.publish({ event: 'invalidation', tenant, origin });
+  }
+
+  /** (Re)subscribed: changes made while cut off were not delivered, so every verdict is read again. */
+  #up(): void {
+    if (this.#closed) return;
+    const again = this.#entries.size > 0 || this.#outageTold;
+    this.#generation++;
+    this.#entries.clear();
+    this.#listening = true;
+    if (again && events.hasSubscribers) events.publish({ event: 'reconnect', store: this.#backend.name });
+    this.#recovered();
+  }
+
+  #down(error?: unknown): void {
+    if (this.#closed) return;
+    this.#listening = false;
+    this.#outage(error);
+  }
+
+  #outage(error: unknown): void {
+    if (this.#outageTold) return;
+    this.#outageTold = true;
+    if (events.hasSubscribers) events.publish({ event: 'outage', store: this.#backend.name });
+    this.#logger.error(
+      `@lib/cors origin store: ${this.#backend.name} cannot be reached (${error instanceof Error ? error.message : String(error ?? 'the change feed was cut off')}). ` +
+        `Origins it allowed in the last ${this.#maxStale} ms (maxStale) are still allowed; others are refused until it answers. Told once.`,
+    );
+  }
+
+  #recovered(): void {
+    if (!this.#outageTold || !this.#listening) return;
+    this.#outageTold = false;
+    if (events.hasSubscribers) events.publish({ event: 'recovered', store: this.#backend.name });
+    (this.#logger.warn ?? this.#logger.error).call(
+      this.#logger,
+      `@lib/cors origin store: ${this.#backend.name} answers again; every cached verdict was read again.`,
+    );
+  }
+}
+
+function milliseconds(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new CorsOptionsError('CORS_INVALID_NUMBER', 'origin store', name, value, 'is not a whole number of 0 or more', `${name}: ${fallback}`);
+  }
+  return value;
+}

@@ -1,0 +1,160 @@
+/**
+ * Allowed origins in Redis, through the application's `ioredis` or `redis` (node-redis) client:
+ * one set per tenant (`<prefix>:<tenant>`), changes published on `<prefix>:changes` in the same
+ * MULTI as the write, so no change is written without being announced. Reading needs the
+ * client; the feed needs a connection of its own in subscriber mode (`subscriber`, or one made
+ * with the client's own `duplicate()`).
+ */
+import { type Backend, OriginStore, type OriginStoreOptions } from './origin-store.js';
+import { checkStoreOptions, invalidStoreOption, KEY_PART } from './store-options.js';
+
+/** What is used of an ioredis client. */
+interface IoRedisLike {
+  sismember(key: string, member: string): Promise<number>;
+  multi(): {
+    sadd(key: string, member: string): unknown;
+    srem(key: string, member: string): unknown;
+    publish(channel: string, message: string): unknown;
+    exec(): Promise<unknown>;
+  };
+  subscribe(channel: string): Promise<unknown>;
+  duplicate(): IoRedisLike;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  off(event: string, listener: (...args: unknown[]) => void): unknown;
+  disconnect(): void;
+  readonly status?: string;
+}
+
+/** What is used of a node-redis client. */
+interface NodeRedisLike {
+  sIsMember(key: string, member: string): Promise<number | boolean>;
+  multi(): {
+    sAdd(key: string, member: string): unknown;
+    sRem(key: string, member: string): unknown;
+    publish(channel: string, message: string): unknown;
+    exec(): Promise<unknown>;
+  };
+  subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
+  duplicate(): NodeRedisLike;
+  connect(): Promise<unknown>;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  off(event: string, listener: (...args: unknown[]) => void): unknown;
+  destroy?(): void;
+  disconnect?(): Promise<void>;
+  readonly isReady?: boolean;
+}
+
+export interface RedisOriginsOptions<Req> extends OriginStoreOptions<Req> {
+  /** The application's `ioredis` or `redis` client, for reads and writes. */
+  client: unknown;
+  /** A connection for the change feed; default: `client.duplicate()`, closed by `close()`. */
+  subscriber?: unknown;
+  /** Put before every key and the channel's name. Default `'lib-cors:origins'`. */
+  prefix?: string;
+}
+
+const OWN_OPTIONS = ['client', 'subscriber', 'prefix'] as const;
+
+/**
+ * The origin store on Redis. `store.origin` is the `origin` option; `store.grant()` and
+ * `store.revoke()` change a tenant's list on every instance.
+ */
+export function redisOrigins<Req = unknown>(options: RedisOriginsOptions<Req>): OriginStore<Req> {
+  const source = 'redisOrigins()';
+  checkStoreOptions(source, options, OWN_OPTIONS);
+  const prefix = options.prefix ?? 'lib-cors:origins';
+  if (typeof prefix !== 'string' || !KEY_PART.test(prefix)) {
+    throw invalidStoreOption(source, 'prefix', prefix, 'is not a key prefix of letters, digits and : _ - .', "prefix: 'lib-cors:origins'");
+  }
+  const client = options.client as Partial<IoRedisLike & NodeRedisLike> | null;
+  let backend: Backend;
+  if (typeof client?.sismember === 'function') backend = ioredisBackend(client as IoRedisLike, options.subscriber as IoRedisLike | undefined, prefix);
+  else if (typeof client?.sIsMember === 'function')
+    backend = nodeRedisBackend(client as NodeRedisLike, options.subscriber as NodeRedisLike | undefined, prefix);
+  else
+    throw invalidStoreOption(
+      source,
+      'client',
+      client,
+      'is neither an ioredis nor a redis (node-redis) client',
+      'client: new Redis(url) (ioredis), or await createClient({ url }).connect() (redis)',
+    );
+  return new OriginStore(backend, options);
+}
+
+const message = (tenant: string, origin: string) => `${tenant}\n${origin}`;
+
+function parse(text: string, changed: (tenant: string, origin: string) => void): void {
+  const at = text.indexOf('\n');
+  if (at > 0) changed(text.slice(0, at), text.slice(at + 1));
+}
+
+function ioredisBackend(client: IoRedisLike, given: IoRedisLike | undefined, prefix: string): Backend {
+  const channel = `${prefix}:changes`;
+  // Made when the feed starts, after every option was checked: a refused option leaves no connection open.
+  let subscriber = given;
+  return {
+    name: 'Redis',
+    has: async (tenant, origin) => (await client.sismember(`${prefix}:${tenant}`, origin)) === 1,
+    async write(tenant, origin, allowed) {
+      const key = `${prefix}:${tenant}`;
+      const multi = client.multi();
+      if (allowed) multi.sadd(key, origin);
+      else multi.srem(key, origin);
+      multi.publish(channel, message(tenant, origin));
+      await multi.exec();
+    },
+    async listen(events) {
+      const feed = (subscriber ??= client.duplicate());
+      // Subscribed on every 'ready': ioredis subscribes again only to channels it had subscribed
+      // to, and a first subscription made while Redis was down never was.
+      const subscribe = async () => {
+        await feed.subscribe(channel);
+        events.up();
+      };
+      feed.on('message', (from, text) => {
+        if (from === channel) parse(String(text), events.changed);
+      });
+      feed.on('ready', () => void subscribe().catch((error: unknown) => events.down(error)));
+      feed.on('close', () => events.down());
+      feed.on('error', (error) => events.down(error));
+      await subscribe();
+    },
+    async close() {
+      if (given === undefined) subscriber?.disconnect();
+    },
+  };
+}
+
+function nodeRedisBackend(client: NodeRedisLike, given: NodeRedisLike | undefined, prefix: string): Backend {
+  const channel = `${prefix}:changes`;
+  let subscriber = given;
+  return {
+    name: 'Redis',
+    has: async (tenant, origin) => Number(await client.sIsMember(`${prefix}:${tenant}`, origin)) === 1,
+    async write(tenant, origin, allowed) {
+      const key = `${prefix}:${tenant}`;
+      const multi = client.multi();
+      if (allowed) multi.sAdd(key, origin);
+      else multi.sRem(key, origin);
+      multi.publish(channel, message(tenant, origin));
+      await multi.exec();
+    },
+    async listen(events) {
+      const feed = (subscriber ??= client.duplicate());
+      // node-redis subscribes again by itself after a reconnect, then says 'ready'.
+      feed.on('ready', () => events.up());
+      feed.on('end', () => events.down());
+      feed.on('reconnecting', () => events.down());
+      feed.on('error', (error) => events.down(error));
+      if (given === undefined || given.isReady !== true) await feed.connect();
+      await feed.subscribe(channel, (text) => parse(text, events.changed));
+      events.up();
+    },
+    async close() {
+      if (given !== undefined || subscriber === undefined) return;
+      if (typeof subscriber.destroy === 'function') subscriber.destroy();
+      else await subscriber.disconnect?.();
+    },
+  };
+}

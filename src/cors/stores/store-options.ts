@@ -1,0 +1,56 @@
+/** The checks every origin store's options and writes go through, with the project's error codes and fixes. */
+import { CorsOptionsError, codeLiteral } from '../core/errors.js';
+
+/** A key prefix or a table name part: nothing a store would read as syntax. */
+export const KEY_PART = /^[A-Za-z0-9:_.-]+$/;
+
+/** The options of OriginStoreOptions, shared by every store. */
+const COMMON = ['tenant', 'ttl', 'maxStale', 'maxEntries', 'lookupTimeout', 'logger'];
+
+/** Throws CORS_OPTIONS_NOT_OBJECT or CORS_UNKNOWN_OPTION (naming the store's own options) where they apply. */
+export function checkStoreOptions(source: string, options: unknown, own: readonly string[]): void {
+  if (options === null || typeof options !== 'object') {
+    throw new CorsOptionsError(
+      'CORS_OPTIONS_NOT_OBJECT',
+      source,
+      '(options)',
+      options,
+      'is not an options object',
+      `${source.replace('()', '')}({ client, ... })`,
+    );
+  }
+  const known = [...own, ...COMMON];
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new CorsOptionsError(
+        'CORS_UNKNOWN_OPTION',
+        source,
+        key,
+        (options as Record<string, unknown>)[key],
+        `is no option of ${source}`,
+        `remove it; the options are ${known.join(', ')}`,
+      );
+    }
+  }
+}
+
+/** A store option that is not what it must be: CORS_INVALID_ORIGIN_POLICY, the origin policy being the store. */
+export function invalidStoreOption(source: string, field: string, value: unknown, problem: string, fix: string): CorsOptionsError {
+  return new CorsOptionsError('CORS_INVALID_ORIGIN_POLICY', source, field, value, problem, fix);
+}
+
+/**
+ * `origin` as a browser sends it (scheme, host and port, nothing else): a list holding anything
+ * else would never match. Throws CORS_INVALID_ORIGIN with the serialized origin as the fix.
+ */
+export function checkedOrigin(source: string, origin: unknown): string {
+  let serialized: string | undefined;
+  try {
+    serialized = new URL(String(origin)).origin;
+  } catch {
+    serialized = undefined;
+  }
+  if (typeof origin === 'string' && serialized === origin && origin !== 'null') return origin;
+  const fix = serialized !== undefined && serialized !== 'null' ? codeLiteral(serialized) : "an origin such as 'https://app.example.com'";
+  throw new CorsOptionsError('CORS_INVALID_ORIGIN', source, 'origin', origin, 'is not an origin as a browser sends it (scheme://host[:port])', fix);
+}

@@ -1,0 +1,49 @@
+/** Issue 48 on a real Redis, through ioredis and node-redis (the scenarios: helpers/origin-store-scenarios.ts). */
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import t from 'tap';
+
+import { postgresOrigins, redisOrigins } from '@lib/cors/origin-store';
+
+import { CLIENTS, PARTNER, recordingLogger, storeScenarios, TENANT, within } from '../../helpers/origin-store-scenarios.js';
+import { startRedis } from '../../helpers/stores.js';
+
+storeScenarios(
+  t,
+  CLIENTS.filter((client) => client.start === startRedis),
+);
+
+t.test('an instance started while Redis is down refuses every origin, then serves once Redis is up', async (t) => {
+  const server = await startRedis(t);
+  const logger = recordingLogger();
+  const writer = await CLIENTS[0]!.open(server, logger);
+  await writer.store.grant(TENANT, PARTNER);
+  await writer.close();
+  await server.kill();
+  const late = await CLIENTS[0]!.open(server, logger);
+  t.teardown(() => late.close());
+  t.equal(await late.store.allows(TENANT, PARTNER), false, 'fail closed while the store cannot be read');
+  await server.start();
+  await within(20_000, async () => (await late.store.allows(TENANT, PARTNER)) === true);
+  t.pass('allowed once the store answers');
+  // Told once the feed is subscribed again too, which may come a moment after the first read.
+  await within(20_000, async () => logger.lines.some((line) => line.startsWith('warn:') && /answers again/.test(line)));
+  t.pass('the end of the outage is told');
+});
+
+t.test('bad options name the option, the value and a fix that works', async (t) => {
+  const server = await startRedis(t);
+  const client = new Redis(server.url);
+  t.teardown(() => client.disconnect());
+  t.throws(() => redisOrigins({ client: {} }), { code: 'CORS_INVALID_ORIGIN_POLICY', field: 'client' });
+  t.throws(() => redisOrigins({ client, prefix: 'has space' }), { code: 'CORS_INVALID_ORIGIN_POLICY', field: 'prefix' });
+  t.throws(() => redisOrigins({ client, ttl: { allowed: -1 } }), { code: 'CORS_INVALID_NUMBER', field: 'ttl.allowed', message: /ttl\.allowed: 60000/ });
+  t.throws(() => redisOrigins({ client, tll: 5 } as never), { code: 'CORS_UNKNOWN_OPTION', field: 'tll' });
+  t.throws(() => postgresOrigins({ client: new pg.Client() }), { code: 'CORS_INVALID_ORIGIN_POLICY', field: 'client', message: /pg\.Pool/ });
+  t.throws(() => postgresOrigins({ client: new pg.Pool(), table: 'Origins; DROP' }), { code: 'CORS_INVALID_ORIGIN_POLICY', field: 'table' });
+  // Each fix, applied as written, is accepted.
+  const fixed = redisOrigins({ client, prefix: 'lib-cors:origins', ttl: { allowed: 60000 } });
+  await fixed.ready;
+  await fixed.close();
+  t.pass('the fixes are accepted');
+});
