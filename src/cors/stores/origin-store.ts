@@ -15,6 +15,7 @@
  *   a wait: only an origin the store allowed within `maxStale` is still allowed.
  */
 import { channel } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
 
 import { CorsOptionsError } from '../core/errors.js';
 import { checkedOrigin } from './store-options.js';
@@ -79,7 +80,7 @@ const events = channel('lib-cors:origin-store');
 
 const DEFAULTS = { allowedTtl: 60_000, deniedTtl: 5_000, maxStale: 300_000, maxEntries: 10_000, lookupTimeout: 250 };
 
-export class OriginStore<Req = unknown> {
+export class OriginStore<Req = IncomingMessage> {
   /** Give this as the `origin` option (of the whole application, or of one route). */
   readonly origin: (origin: string, request: Req) => boolean | Promise<boolean>;
   /** Resolves once the feed is subscribed; requests before it are answered from the store alone. */

@@ -6,6 +6,8 @@
  * the store runs (taken again after the connection fails); postgres.js listens, and reconnects,
  * by itself.
  */
+import type { IncomingMessage } from 'node:http';
+
 import { type Backend, OriginStore, type OriginStoreOptions } from './origin-store.js';
 import { checkStoreOptions, invalidStoreOption } from './store-options.js';
 
@@ -45,7 +47,7 @@ const TABLE = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
  * The origin store on PostgreSQL. `store.origin` is the `origin` option; `store.grant()` and
  * `store.revoke()` change a tenant's list on every instance.
  */
-export function postgresOrigins<Req = unknown>(options: PostgresOriginsOptions<Req>): OriginStore<Req> {
+export function postgresOrigins<Req = IncomingMessage>(options: PostgresOriginsOptions<Req>): OriginStore<Req> {
   const source = 'postgresOrigins()';
   checkStoreOptions(source, options, OWN_OPTIONS);
   const table = options.table ?? 'lib_cors_origins';

@@ -5,6 +5,8 @@
  * client; the feed needs a connection of its own in subscriber mode (`subscriber`, or one made
  * with the client's own `duplicate()`).
  */
+import type { IncomingMessage } from 'node:http';
+
 import { type Backend, OriginStore, type OriginStoreOptions } from './origin-store.js';
 import { checkStoreOptions, invalidStoreOption, KEY_PART } from './store-options.js';
 
@@ -59,7 +61,7 @@ const OWN_OPTIONS = ['client', 'subscriber', 'prefix'] as const;
  * The origin store on Redis. `store.origin` is the `origin` option; `store.grant()` and
  * `store.revoke()` change a tenant's list on every instance.
  */
-export function redisOrigins<Req = unknown>(options: RedisOriginsOptions<Req>): OriginStore<Req> {
+export function redisOrigins<Req = IncomingMessage>(options: RedisOriginsOptions<Req>): OriginStore<Req> {
   const source = 'redisOrigins()';
   checkStoreOptions(source, options, OWN_OPTIONS);
   const prefix = options.prefix ?? 'lib-cors:origins';
