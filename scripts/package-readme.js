@@ -33,6 +33,8 @@ decided once from its route's table. One engine, an entry point per framework:
 | \`@lib/cors/fastify\` | fastify 4.28 and 5: \`await app.register(fastifyCors, options)\` |
 | \`@lib/cors/standalone\` | \`node:http\` and Connect: \`createCors(options).handle\` |
 | \`@lib/cors/fetch\` | Deno, Bun, Cloudflare Workers: \`createCors(options).handle(request, next)\` |
+| \`@lib/cors/next\` | Next.js 14.2 to 16: \`cors.route({ GET, POST }, options)\` in a route file, \`cors.apiRoute()\`, \`cors.proxy()\` |
+| \`@lib/cors/origin-store\` | allowed origins in Redis or PostgreSQL, shared by every instance: \`redisOrigins()\`, \`postgresOrigins()\` |
 | \`@lib/cors\` | all of the above's options and errors, and \`CorsModule\` for the \`@lib/rest\` host (install \`@lib/core\` and \`@lib/rest\` beside it) |
 
 Every entry point loads with \`import\` and with \`require()\`, each with its own types, under
@@ -99,6 +101,8 @@ const EXAMPLES = [
   ['fastify (`@lib/cors/fastify`)', 'fastify'],
   ['`node:http` (`@lib/cors/standalone`)', '`node:http` and Connect'],
   ['Deno, Bun and Cloudflare Workers (`@lib/cors/fetch`)', 'Deno, Bun and Cloudflare Workers'],
+  ['Next.js (`@lib/cors/next`)', 'Next.js'],
+  ['Origins kept in Redis or PostgreSQL (`@lib/cors/origin-store`)', 'Origins kept in Redis or PostgreSQL'],
   ['`CorsModule` in a `@lib/rest` application', '`CorsModule` for the `@lib/rest` host'],
 ];
 

@@ -23,7 +23,8 @@ const cors = createCors({ origin: origins.origin, allowCredentials: true, allowe
 
 const server = createServer((req, res) =>
   cors.handle(req, res, async () => {
-    // An administrator's grant and revocation, written once for every instance.
+    // An administrator's grant and revocation, written once for every instance. (Unauthenticated
+    // here to keep the example short: put your own authentication in front of it.)
     const admin = /^\/admin\/(grant|revoke)\?origin=(.+)$/.exec(req.url ?? '');
     if (admin !== null && req.method === 'POST') {
       const tenant = req.headers.host?.split('.')[0] ?? '';
@@ -42,8 +43,9 @@ server.listen(port, '127.0.0.1', () => {
   const url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : port}`;
   console.log(`origin-store-redis example listening on ${url}`);
   console.log(`
-  grant:   curl -X POST '${url}/admin/grant?origin=https://app.acme.test' -H 'Host: acme.api.test'
+  grant:   curl -i -X POST '${url}/admin/grant?origin=https://app.acme.test' -H 'Host: acme.api.test'
   ask:     curl -i ${url}/data -H 'Host: acme.api.test' -H 'Origin: https://app.acme.test'
-  revoke:  curl -X POST '${url}/admin/revoke?origin=https://app.acme.test' -H 'Host: acme.api.test'
+  revoke:  curl -i -X POST '${url}/admin/revoke?origin=https://app.acme.test' -H 'Host: acme.api.test'
+  ask again: curl -i ${url}/data -H 'Host: acme.api.test' -H 'Origin: https://app.acme.test'
 Stop it with Ctrl+C.`);
 });

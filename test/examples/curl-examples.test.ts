@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import t, { type Test } from 'tap';
 
 import { startExampleOutput } from '../helpers/example.js';
+import { startPostgres, startRedis } from '../helpers/stores.js';
 
 interface CurlAnswer {
   status: number;
@@ -123,9 +124,32 @@ function curl(args: string[]): Promise<CurlAnswer> {
   });
 }
 
+/** The origin-store examples' commands, in the order printed: a grant, the grant seen, a revocation, the revocation seen. */
+const ORIGIN_STORE_CLAIMS: Record<string, Claim> = {
+  grant: (t, answer) => t.equal(answer.body, 'done\n'),
+  ask: (t, answer) => {
+    t.equal(answer.status, 200);
+    t.equal(answer.headers['access-control-allow-origin'], 'https://app.acme.test', 'granted from the store');
+    t.equal(answer.headers['access-control-allow-credentials'], 'true');
+  },
+  revoke: (t, answer) => t.equal(answer.body, 'done\n'),
+  'ask again': (t, answer) => {
+    t.equal(answer.status, 200);
+    t.notOk('access-control-allow-origin' in answer.headers, 'revoked: no grant, with a minute of the cached verdict left');
+  },
+};
+CLAIMS['origin-store-redis'] = ORIGIN_STORE_CLAIMS;
+CLAIMS['origin-store-postgres'] = ORIGIN_STORE_CLAIMS;
+
+/** What an example needs running beside it: the origin-store examples, their store (started by the test). */
+const STORES: Record<string, (t: Test) => Promise<Record<string, string>>> = {
+  'origin-store-redis': async (t) => ({ REDIS_URL: (await startRedis(t)).url }),
+  'origin-store-postgres': async (t) => ({ DATABASE_URL: (await startPostgres(t)).url }),
+};
+
 for (const [example, claims] of Object.entries(CLAIMS)) {
   t.test(`${example}: each printed curl command shows what its text says`, async (t) => {
-    const { url, output, errors } = await startExampleOutput(t, example);
+    const { url, output, errors } = await startExampleOutput(t, example, await (STORES[example]?.(t) ?? {}));
     const printed = [...output.matchAll(/^ {2}(.+?): +(curl .*)$/gm)].map((match) => ({ label: match[1]!, command: match[2]! }));
     t.same(
       printed.map(({ label }) => label),

@@ -17,13 +17,18 @@ export async function startExample(t: Test, name: string): Promise<string> {
  * at start-up (its last line, "Stop it with Ctrl+C."): its URL, that output, and what it wrote
  * to standard error by then (start-up warnings).
  */
-export async function startExampleOutput(t: Test, name: string): Promise<{ url: string; output: string; errors: string }> {
-  return startExampleUntil(t, name, /listening on (http:\/\/\S+)\n[\s\S]*\nStop it with Ctrl\+C\.\n/);
+export async function startExampleOutput(t: Test, name: string, env: Record<string, string> = {}): Promise<{ url: string; output: string; errors: string }> {
+  return startExampleUntil(t, name, /listening on (http:\/\/\S+)\n[\s\S]*\nStop it with Ctrl\+C\.\n/, env);
 }
 
-async function startExampleUntil(t: Test, name: string, until: RegExp): Promise<{ url: string; output: string; errors: string }> {
+async function startExampleUntil(
+  t: Test,
+  name: string,
+  until: RegExp,
+  env: Record<string, string> = {},
+): Promise<{ url: string; output: string; errors: string }> {
   const entry = fileURLToPath(new URL(`../../examples/${name}/server.js`, import.meta.url));
-  const child = spawn(process.execPath, [entry], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry], { env: { ...process.env, ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(async () => {
     if (child.exitCode === null) {
       child.kill();

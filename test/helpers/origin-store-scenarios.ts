@@ -167,7 +167,19 @@ export function storeScenarios(t: Test, clients: readonly Client[]): void {
       );
       t.notOk(await granted(PARTNER, 'another-tenant'), "another tenant's list does not have it");
       t.notOk(await granted(PARTNER, ''), 'nor has an empty one');
-      t.equal(a.store.cached(TENANT, PARTNER)?.allowed, true, 'explain can tell the verdict came from the cache');
+      t.equal(a.store.cached(TENANT, PARTNER)?.allowed, true, 'the cache holds the verdict');
+      const explained = await cors.explain({ method: 'GET', url: '/data', headers: { origin: PARTNER, 'x-tenant': TENANT } });
+      t.match(
+        explained,
+        { allowed: true, originVerdict: { from: 'cache' }, message: /held in the origin store's cache, \d+ ms old/ },
+        'explain() says the verdict came from the cache, and its age',
+      );
+      const fresh = await cors.explain({ method: 'GET', url: '/data', headers: { origin: OTHER, 'x-tenant': TENANT } });
+      t.match(
+        fresh,
+        { allowed: false, originVerdict: { from: 'store', age: 0 }, message: /read from the origin store/ },
+        'and that one not held was read from the store',
+      );
 
       await b.store.revoke(TENANT, PARTNER);
       const took = await within(5_000, async () => !(await granted()));

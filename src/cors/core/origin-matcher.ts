@@ -24,7 +24,18 @@ export type OriginMatcher =
       readonly allows: OriginCheck;
       /** The application's own origin function answers (it may be async, and may cost a database call). */
       readonly asksApplication?: true;
+      /** The function's own account of a verdict it holds (an origin store's cache), read by explain(). */
+      readonly heldVerdict?: HeldVerdict;
     };
+
+/** How an origin function that keeps verdicts says what it holds for an origin, without asking anyone. */
+export type HeldVerdict = (origin: string, request: unknown) => { readonly from: 'cache'; readonly age: number } | undefined;
+
+/**
+ * The key under which an origin function (an origin store's `origin`) offers its HeldVerdict:
+ * the engine reads it; nothing of the engine depends on the stores.
+ */
+export const HELD_VERDICT = Symbol.for('@lib/cors held origin verdict');
 
 interface Context {
   /** Where each problem is reported; the compile goes on past it, and its result is then discarded. */
@@ -51,7 +62,15 @@ export function compileOriginMatcher(value: OriginOption<never> | undefined, con
   if (value === undefined || value === '*') return ANY;
   if (value === false) return NONE;
   if (value === true) return REFLECT;
-  if (typeof value === 'function') return Object.freeze({ kind: 'dynamic', allows: guardOriginFunction(value, context), asksApplication: true });
+  if (typeof value === 'function') {
+    const held = (value as { [HELD_VERDICT]?: HeldVerdict })[HELD_VERDICT];
+    return Object.freeze({
+      kind: 'dynamic',
+      allows: guardOriginFunction(value, context),
+      asksApplication: true,
+      ...(held === undefined ? {} : { heldVerdict: held }),
+    });
+  }
   if (typeof value === 'string' && !isSingleOrigin(value, 'origin', context, false)) return NONE;
   if (typeof value === 'string' && value !== 'null' && !value.includes('*')) return fixedOrigin(value, 'origin', context);
   if (typeof value === 'string' || value instanceof RegExp) return compileList([value], 'origin', context);

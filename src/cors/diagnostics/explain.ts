@@ -55,6 +55,11 @@ export interface Explanation {
    * (docs/CONTRACT.md, rule F), where they narrowed it; else absent.
    */
   readonly routes?: readonly string[];
+  /**
+   * Where the policy's origin function keeps verdicts (an origin store, `@lib/cors/origin-store`):
+   * whether this one was held in its cache (and how old it was) or read from the store now.
+   */
+  readonly originVerdict?: { readonly from: 'cache' | 'store'; readonly age: number };
 }
 
 const LOCAL_NETWORK_NOTE =
@@ -260,9 +265,30 @@ export function readExplainHeader(request: ExplainRequest): (_request: unknown, 
 /** The explanation of `request` on `table`, where the entry point knows the table (a Next.js route file's). */
 export async function explainOnTable(table: PathTable, request: ExplainRequest, options: ExplainOptions = {}): Promise<Explanation> {
   const read = readExplainHeader(request);
+  // What an origin store holds is read before deciding, which may read the store and keep its answer.
+  const held = heldVerdicts(table, request, read(request, 'origin'));
   const decision = await decide(table, request.method ?? 'GET', request, read);
   // The policy's own answer: what debug mode adds to a refused preflight is no grant.
-  return explainDecision(decision, answerOf(decision, request, read, false), request, options);
+  const explanation = explainDecision(decision, answerOf(decision, request, read, false), request, options);
+  const originVerdict = held.get(decision.table);
+  if (originVerdict === undefined || decision.origin === undefined) return explanation;
+  const said =
+    originVerdict.from === 'cache'
+      ? ` The origin's verdict was held in the origin store's cache, ${originVerdict.age} ms old.`
+      : " The origin's verdict was read from the origin store.";
+  return { ...explanation, originVerdict, message: explanation.message + said };
+}
+
+/** For each policy of `table` whose origin function keeps verdicts: what it holds for `origin`, or that it must read the store. */
+function heldVerdicts(table: PathTable, request: ExplainRequest, origin: string | undefined): Map<PathTable, NonNullable<Explanation['originVerdict']>> {
+  const held = new Map<PathTable, NonNullable<Explanation['originVerdict']>>();
+  if (origin === undefined) return held;
+  for (const policyTable of new Set([table, ...(table.byMethod?.values() ?? [])])) {
+    const matcher = policyTable.policy.origin;
+    if (matcher.kind !== 'dynamic' || matcher.heldVerdict === undefined) continue;
+    held.set(policyTable, matcher.heldVerdict(origin, request) ?? { from: 'store', age: 0 });
+  }
+  return held;
 }
 
 /**

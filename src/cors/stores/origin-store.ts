@@ -18,6 +18,7 @@ import { channel } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 
 import { CorsOptionsError } from '../core/errors.js';
+import { HELD_VERDICT, type HeldVerdict } from '../core/origin-matcher.js';
 import { checkedOrigin } from './store-options.js';
 
 export interface OriginStoreOptions<Req> {
@@ -56,11 +57,11 @@ export interface Backend {
   close(): Promise<void>;
 }
 
-/** How a verdict was reached, for explain() and the diagnostics channel. */
+/** A verdict the cache holds, for explain() and `cached()`. */
 export interface OriginVerdict {
   readonly allowed: boolean;
-  readonly from: 'cache' | 'store' | 'refused-unreachable';
-  /** Age of the verdict in ms (0 when just read). */
+  readonly from: 'cache';
+  /** Age of the verdict in ms. */
   readonly age: number;
 }
 
@@ -114,10 +115,16 @@ export class OriginStore<Req = IncomingMessage> {
     this.#maxEntries = milliseconds('maxEntries', options.maxEntries, DEFAULTS.maxEntries);
     this.#timeout = milliseconds('lookupTimeout', options.lookupTimeout, DEFAULTS.lookupTimeout);
     this.#logger = options.logger ?? console;
-    this.origin = (origin, request) => {
+    const origin = (origin: string, request: Req) => {
       const tenant = this.#tenantOf(request);
       return tenant === undefined ? false : this.allows(tenant, origin);
     };
+    // explain() asks what is held for an origin without reading the store (core/origin-matcher.ts).
+    const held: HeldVerdict = (from, request) => {
+      const tenant = this.#tenantOf(request as Req);
+      return tenant === undefined ? undefined : this.cached(tenant, from);
+    };
+    this.origin = Object.assign(origin, { [HELD_VERDICT]: held });
     this.ready = backend
       .listen({
         changed: (tenant, origin) => this.#changed(tenant, origin),
@@ -162,11 +169,14 @@ export class OriginStore<Req = IncomingMessage> {
   /** Allows `origin` for `tenant` on every instance: written and published in one step. */
   async grant(tenant: string, origin: string): Promise<void> {
     await this.#backend.write(tenant, checkedOrigin('store.grant()', origin), true);
+    // This instance reads its own write at once, not when the feed brings it back.
+    this.#changed(tenant, origin);
   }
 
   /** Refuses `origin` for `tenant` on every instance: written and published in one step. */
   async revoke(tenant: string, origin: string): Promise<void> {
     await this.#backend.write(tenant, checkedOrigin('store.revoke()', origin), false);
+    this.#changed(tenant, origin);
   }
 
   /** Stops the feed; the application's clients stay open. */

@@ -70,6 +70,7 @@ const cases = [
         '@lib/cors/express': 'createCors',
         '@lib/cors/koa': 'createCors',
         '@lib/cors/hono': 'createCors',
+        '@lib/cors/origin-store': 'redisOrigins',
         '@lib/core': 'Injector',
         '@lib/rest': 'RestApplication',
       };
