@@ -47,6 +47,17 @@ const settings = (logger: { error(message: string): void; warn(message: string):
   logger,
 });
 
+/** A store and its client, closed in that order. */
+function closing(store: Store, closeClient: () => unknown): { store: Store; close(): Promise<void> } {
+  return {
+    store,
+    async close() {
+      await store.close();
+      await closeClient();
+    },
+  };
+}
+
 export const CLIENTS: Client[] = [
   {
     name: 'ioredis',
@@ -55,13 +66,7 @@ export const CLIENTS: Client[] = [
       const client = new Redis(server.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
       client.on('error', () => {});
       const store = redisOrigins<IncomingMessage>({ client, ...settings(logger) });
-      return {
-        store,
-        close: async () => {
-          await store.close();
-          await client.disconnect();
-        },
-      };
+      return closing(store, () => client.disconnect());
     },
   },
   {
@@ -72,13 +77,7 @@ export const CLIENTS: Client[] = [
       client.on('error', () => {});
       await client.connect();
       const store = redisOrigins<IncomingMessage>({ client, ...settings(logger) });
-      return {
-        store,
-        close: async () => {
-          await store.close();
-          await client.destroy();
-        },
-      };
+      return closing(store, () => client.destroy());
     },
   },
   {
@@ -88,13 +87,7 @@ export const CLIENTS: Client[] = [
       const client = new pg.Pool({ connectionString: server.url, connectionTimeoutMillis: 300 });
       client.on('error', () => {});
       const store = postgresOrigins<IncomingMessage>({ client, createTable: true, reconnectDelay: 100, ...settings(logger) });
-      return {
-        store,
-        close: async () => {
-          await store.close();
-          await client.end();
-        },
-      };
+      return closing(store, () => client.end());
     },
   },
   {
@@ -103,13 +96,7 @@ export const CLIENTS: Client[] = [
     async open(server, logger) {
       const client = postgres(server.url, { connect_timeout: 1, onnotice: () => {} });
       const store = postgresOrigins<IncomingMessage>({ client, createTable: true, ...settings(logger) });
-      return {
-        store,
-        close: async () => {
-          await store.close();
-          await client.end({ timeout: 0 });
-        },
-      };
+      return closing(store, () => client.end({ timeout: 0 }));
     },
   },
 ];
@@ -129,23 +116,32 @@ export async function within(timeout: number, check: () => Promise<boolean>): Pr
   return Date.now() - started;
 }
 
+/**
+ * A store server and two instances on it, each with its own connections and logger: `a` serves
+ * HTTP through the standalone middleware under its store, `b` writes.
+ */
+async function twoInstances(t: Test, client: Client) {
+  const server = await client.start(t);
+  const logger = recordingLogger();
+  const a = await client.open(server, logger);
+  await a.store.ready;
+  const b = await client.open(server, recordingLogger());
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  await b.store.ready;
+  const cors = createCors({ origin: a.store.origin, allowCredentials: true }).route('GET', '/data');
+  const http = await serve((req, res) => cors.handle(req, res, () => res.end('data')));
+  t.teardown(http.close);
+  return { server, logger, a, b, cors, http };
+}
+
 /** Every scenario, under `t`, for each of `clients`. */
 export function storeScenarios(t: Test, clients: readonly Client[]): void {
   for (const client of clients) {
     t.test(`${client.name}: a grant and a revocation written once reach the other instance through the feed`, async (t) => {
-      const server = await client.start(t);
-      const logger = recordingLogger();
-      const a = await client.open(server, logger);
-      await a.store.ready;
-      const b = await client.open(server, logger);
-      t.teardown(async () => {
-        await a.close();
-        await b.close();
-      });
-      await b.store.ready;
-      const cors = createCors({ origin: a.store.origin, allowCredentials: true }).route('GET', '/data');
-      const http = await serve((req, res) => cors.handle(req, res, () => res.end('data')));
-      t.teardown(http.close);
+      const { a, b, cors, http, logger } = await twoInstances(t, client);
       const granted = async (origin = PARTNER, tenant = TENANT) =>
         (await http.send('GET', '/data', { Origin: origin, 'X-Tenant': tenant })).headers['access-control-allow-origin'] === origin;
 
@@ -197,19 +193,7 @@ export function storeScenarios(t: Test, clients: readonly Client[]): void {
     t.test(
       `${client.name}: the store killed mid-run: known origins from cache, others refused, no 5xx, no wait, told once; back without a restart`,
       async (t) => {
-        const server = await client.start(t);
-        const logger = recordingLogger();
-        const a = await client.open(server, logger);
-        await a.store.ready;
-        const b = await client.open(server, recordingLogger());
-        t.teardown(async () => {
-          await a.close();
-          await b.close();
-        });
-        await b.store.ready;
-        const cors = createCors({ origin: a.store.origin, allowCredentials: true }).route('GET', '/data');
-        const http = await serve((req, res) => cors.handle(req, res, () => res.end('data')));
-        t.teardown(http.close);
+        const { server, a, b, http, logger } = await twoInstances(t, client);
         const ask = (origin: string) => http.send('GET', '/data', { Origin: origin, 'X-Tenant': TENANT });
 
         await b.store.grant(TENANT, PARTNER);

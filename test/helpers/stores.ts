@@ -46,6 +46,13 @@ async function accepting(port: number, timeout = 20_000): Promise<void> {
   }
 }
 
+/** SIGKILL, and the process gone. */
+async function killed(child: ChildProcess | undefined): Promise<void> {
+  if (child === undefined) return;
+  child.kill('SIGKILL');
+  await stopped(child);
+}
+
 function stopped(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 }
@@ -59,9 +66,7 @@ export async function startRedis(t: Test): Promise<StoreServer> {
     port,
     url: `redis://127.0.0.1:${port}`,
     async kill() {
-      if (child === undefined) return;
-      child.kill('SIGKILL');
-      await stopped(child);
+      await killed(child);
       child = undefined;
     },
     async start() {
@@ -118,9 +123,7 @@ export async function startPostgres(t: Test): Promise<StoreServer> {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async kill() {
-      if (child === undefined) return;
-      child.kill('SIGKILL');
-      await stopped(child);
+      await killed(child);
       child = undefined;
     },
     async start() {
