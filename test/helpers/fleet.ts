@@ -159,7 +159,7 @@ export async function fleetScenario(t: Test, kind: 'redis' | 'postgres'): Promis
     changes.push({ origin, allowed: next, startedAt, ackedAt });
     await Promise.all(
       ports.map(async (port, instance) => {
-        for (let probe = 0; ; probe++) {
+        for (;;) {
           const { granted } = await ask(port, origin, false);
           if (granted === next) break;
           if (Date.now() - ackedAt > bound) throw new Error(`instance ${instance} still answers ${origin} as ${!next} ${bound} ms after the change`);

@@ -193,7 +193,7 @@ export function storeScenarios(t: Test, clients: readonly Client[]): void {
     t.test(
       `${client.name}: the store killed mid-run: known origins from cache, others refused, no 5xx, no wait, told once; back without a restart`,
       async (t) => {
-        const { server, a, b, http, logger } = await twoInstances(t, client);
+        const { server, b, http, logger } = await twoInstances(t, client);
         const ask = (origin: string) => http.send('GET', '/data', { Origin: origin, 'X-Tenant': TENANT });
 
         await b.store.grant(TENANT, PARTNER);

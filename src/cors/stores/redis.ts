@@ -107,7 +107,8 @@ function ioredisBackend(client: IoRedisLike, given: IoRedisLike | undefined, pre
       await multi.exec();
     },
     async listen(events) {
-      const feed = (subscriber ??= client.duplicate());
+      subscriber ??= client.duplicate();
+      const feed = subscriber;
       // Subscribed on every 'ready': ioredis subscribes again only to channels it had subscribed
       // to, and a first subscription made while Redis was down never was.
       const subscribe = async () => {
@@ -143,7 +144,8 @@ function nodeRedisBackend(client: NodeRedisLike, given: NodeRedisLike | undefine
       await multi.exec();
     },
     async listen(events) {
-      const feed = (subscriber ??= client.duplicate());
+      subscriber ??= client.duplicate();
+      const feed = subscriber;
       // node-redis subscribes again by itself after a reconnect, then says 'ready'.
       feed.on('ready', () => events.up());
       feed.on('end', () => events.down());
