@@ -37,6 +37,16 @@ export type HeldVerdict = (origin: string, request: unknown) => { readonly from:
  */
 export const HELD_VERDICT = Symbol.for('@lib/cors held origin verdict');
 
+/** A verdict an origin function holds and may give at once, without the checks made before asking it; else `undefined`. */
+export type CachedAnswer = (origin: string, request: unknown) => boolean | undefined;
+
+/**
+ * The key under which an origin function (an origin store's `origin`) offers its CachedAnswer: a
+ * verdict it holds is given as a list's is, before the well-formedness check, since the function
+ * only ever kept verdicts of origins that passed it.
+ */
+export const CACHED_ANSWER = Symbol.for('@lib/cors cached origin answer');
+
 interface Context {
   /** Where each problem is reported; the compile goes on past it, and its result is then discarded. */
   readonly problems: OptionProblems;
@@ -475,11 +485,13 @@ function guardOriginFunction(fn: OriginFunction<never>, context: Context): Origi
     return deny(`${verb} ${describeValue(answer)}, not a boolean${callbackForm && answer === undefined ? CALLBACK_FORM : ''}`);
   };
   const cache = context.cache === undefined ? undefined : new DecisionCache(context.cache);
+  const held = (fn as { [CACHED_ANSWER]?: CachedAnswer })[CACHED_ANSWER];
   return (origin, req) => {
     // Hot path with a cache: a kept answer is given synchronously, as a list would give it, and
     // before the well-formedness check (whose URL parse costs more than the rest of a preflight's
-    // decision): only well-formed origins reach the function, so only they are ever kept.
-    const kept = cache?.get(origin);
+    // decision): only well-formed origins reach the function, so only they are ever kept. The
+    // same holds for a verdict the function holds itself (an origin store's).
+    const kept = cache?.get(origin) ?? held?.(origin, req);
     if (kept !== undefined) return kept;
     if (!isWellFormedOrigin(origin)) return false;
     let answer: unknown;

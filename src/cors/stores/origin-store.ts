@@ -18,7 +18,7 @@ import { channel } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 
 import { CorsOptionsError } from '../core/errors.js';
-import { HELD_VERDICT, type HeldVerdict } from '../core/origin-matcher.js';
+import { CACHED_ANSWER, type CachedAnswer, HELD_VERDICT, type HeldVerdict } from '../core/origin-matcher.js';
 import { checkedOrigin } from './store-options.js';
 
 export interface OriginStoreOptions<Req> {
@@ -65,6 +65,12 @@ export interface OriginVerdict {
   readonly age: number;
 }
 
+/** A read of the store in flight; `outdated` once a change or a reconnect came after it began, so its answer is not kept. */
+interface Reading {
+  readonly answer: Promise<boolean>;
+  outdated: boolean;
+}
+
 interface Entry {
   allowed: boolean;
   readAt: number;
@@ -96,24 +102,22 @@ export class OriginStore<Req = IncomingMessage> {
   readonly #timeout: number;
   readonly #logger: NonNullable<OriginStoreOptions<Req>['logger']>;
   readonly #entries = new Map<string, Entry>();
-  readonly #reading = new Map<string, Promise<boolean>>();
+  readonly #reading = new Map<string, Reading>();
   /** Whether the feed is subscribed: while it is not, changes may be missed. */
   #listening = false;
   /** Closed by close(): what the feed says after it is not news. */
   #closed = false;
   /** Whether the outage was told (once), so its end is told too. */
   #outageTold = false;
-  /** Bumped by every change and reconnect: a read begun before one must not be kept. */
-  #generation = 0;
 
   constructor(backend: Backend, options: OriginStoreOptions<Req> = {}) {
     this.#backend = backend;
     this.#tenantOf = options.tenant ?? (() => 'default');
-    this.#allowedTtl = milliseconds('ttl.allowed', options.ttl?.allowed, DEFAULTS.allowedTtl);
-    this.#deniedTtl = milliseconds('ttl.denied', options.ttl?.denied, DEFAULTS.deniedTtl);
-    this.#maxStale = milliseconds('maxStale', options.maxStale, DEFAULTS.maxStale);
-    this.#maxEntries = milliseconds('maxEntries', options.maxEntries, DEFAULTS.maxEntries);
-    this.#timeout = milliseconds('lookupTimeout', options.lookupTimeout, DEFAULTS.lookupTimeout);
+    this.#allowedTtl = wholeNumber('ttl.allowed', options.ttl?.allowed, DEFAULTS.allowedTtl);
+    this.#deniedTtl = wholeNumber('ttl.denied', options.ttl?.denied, DEFAULTS.deniedTtl);
+    this.#maxStale = wholeNumber('maxStale', options.maxStale, DEFAULTS.maxStale);
+    this.#maxEntries = wholeNumber('maxEntries', options.maxEntries, DEFAULTS.maxEntries, 1);
+    this.#timeout = wholeNumber('lookupTimeout', options.lookupTimeout, DEFAULTS.lookupTimeout);
     this.#logger = options.logger ?? console;
     const origin = (origin: string, request: Req) => {
       const tenant = this.#tenantOf(request);
@@ -124,7 +128,12 @@ export class OriginStore<Req = IncomingMessage> {
       const tenant = this.#tenantOf(request as Req);
       return tenant === undefined ? undefined : this.cached(tenant, from);
     };
-    this.origin = Object.assign(origin, { [HELD_VERDICT]: held });
+    // The engine takes a verdict held fresh at once, as it takes a list's (core/origin-matcher.ts).
+    const fresh: CachedAnswer = (from, request) => {
+      const tenant = this.#tenantOf(request as Req);
+      return tenant === undefined ? false : this.#fresh(tenant, from);
+    };
+    this.origin = Object.assign(origin, { [HELD_VERDICT]: held, [CACHED_ANSWER]: fresh });
     this.ready = backend
       .listen({
         changed: (tenant, origin) => this.#changed(tenant, origin),
@@ -136,22 +145,35 @@ export class OriginStore<Req = IncomingMessage> {
 
   /** Whether `tenant`'s list allows `origin`: from the cache when it may, else from the store. */
   allows(tenant: string, origin: string): boolean | Promise<boolean> {
+    return this.#fresh(tenant, origin) ?? this.#lookUp(tenant, origin);
+  }
+
+  /** The verdict held for the key while it may be used as it is (a hit), else `undefined`. */
+  #fresh(tenant: string, origin: string): boolean | undefined {
+    const entry = this.#entries.get(`${tenant}\n${origin}`);
+    if (entry === undefined) return undefined;
+    const age = Date.now() - entry.readAt;
+    if (age >= (entry.allowed ? this.#allowedTtl : this.#deniedTtl) || (!this.#listening && age >= this.#maxStale)) return undefined;
+    if (events.hasSubscribers) events.publish({ event: 'hit', tenant, origin, allowed: entry.allowed, age });
+    return entry.allowed;
+  }
+
+  /** Past a hit: a stale allowed verdict while it is read again, or the store's answer. */
+  #lookUp(tenant: string, origin: string): boolean | Promise<boolean> {
     const key = `${tenant}\n${origin}`;
     const entry = this.#entries.get(key);
     if (entry !== undefined) {
       const age = Date.now() - entry.readAt;
-      if (age < (entry.allowed ? this.#allowedTtl : this.#deniedTtl) && (this.#listening || age < this.#maxStale)) {
-        if (events.hasSubscribers) events.publish({ event: 'hit', tenant, origin, allowed: entry.allowed, age });
-        return entry.allowed;
-      }
       if (entry.allowed && age < (this.#listening ? this.#allowedTtl + this.#maxStale : this.#maxStale)) {
         // Stale but allowed: used while it is read again, so a slow store slows no request.
         if (events.hasSubscribers) events.publish({ event: 'stale', tenant, origin, allowed: true, age });
         if (!entry.refreshing) {
           entry.refreshing = true;
-          void this.#read(key, tenant, origin).catch(() => {
-            entry.refreshing = false;
-          });
+          void this.#read(key, tenant, origin)
+            .catch(() => {})
+            .finally(() => {
+              entry.refreshing = false;
+            });
         }
         return true;
       }
@@ -189,31 +211,33 @@ export class OriginStore<Req = IncomingMessage> {
   /** The store's verdict, one read per key at a time, refused after `lookupTimeout`. */
   #read(key: string, tenant: string, origin: string): Promise<boolean> {
     const pending = this.#reading.get(key);
-    if (pending !== undefined) return pending;
-    const generation = this.#generation;
+    if (pending !== undefined && !pending.outdated) return pending.answer;
     let timer: NodeJS.Timeout | undefined;
-    const read = Promise.race([
-      this.#backend.has(tenant, origin),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${this.#backend.name} gave no answer in ${this.#timeout} ms`)), this.#timeout);
-      }),
-    ])
-      .then((allowed) => {
-        // A change or a reconnect while reading: this answer may predate it, so it is not kept.
-        if (generation === this.#generation) this.#keep(key, allowed);
-        this.#recovered();
-        return allowed;
-      })
-      .catch((error: unknown) => {
-        this.#outage(error);
-        throw error;
-      })
-      .finally(() => {
-        clearTimeout(timer);
-        this.#reading.delete(key);
-      });
-    this.#reading.set(key, read);
-    return read;
+    const reading: Reading = {
+      outdated: false,
+      answer: Promise.race([
+        this.#backend.has(tenant, origin),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`${this.#backend.name} gave no answer in ${this.#timeout} ms`)), this.#timeout);
+        }),
+      ])
+        .then((allowed) => {
+          // A change of this key, or a reconnect, while reading: the answer may predate it.
+          if (!reading.outdated) this.#keep(key, allowed);
+          this.#recovered();
+          return allowed;
+        })
+        .catch((error: unknown) => {
+          this.#outage(error);
+          throw error;
+        })
+        .finally(() => {
+          clearTimeout(timer);
+          if (this.#reading.get(key) === reading) this.#reading.delete(key);
+        }),
+    };
+    this.#reading.set(key, reading);
+    return reading.answer;
   }
 
   #keep(key: string, allowed: boolean): void {
@@ -223,8 +247,10 @@ export class OriginStore<Req = IncomingMessage> {
   }
 
   #changed(tenant: string, origin: string): void {
-    this.#generation++;
-    this.#entries.delete(`${tenant}\n${origin}`);
+    const key = `${tenant}\n${origin}`;
+    this.#entries.delete(key);
+    const reading = this.#reading.get(key);
+    if (reading !== undefined) reading.outdated = true;
     if (events.hasSubscribers) events.publish({ event: 'invalidation', tenant, origin });
   }
 
@@ -232,8 +258,8 @@ export class OriginStore<Req = IncomingMessage> {
   #up(): void {
     if (this.#closed) return;
     const again = this.#entries.size > 0 || this.#outageTold;
-    this.#generation++;
     this.#entries.clear();
+    for (const reading of this.#reading.values()) reading.outdated = true;
     this.#listening = true;
     if (again && events.hasSubscribers) events.publish({ event: 'reconnect', store: this.#backend.name });
     this.#recovered();
@@ -259,17 +285,15 @@ export class OriginStore<Req = IncomingMessage> {
     if (!this.#outageTold || !this.#listening) return;
     this.#outageTold = false;
     if (events.hasSubscribers) events.publish({ event: 'recovered', store: this.#backend.name });
-    (this.#logger.warn ?? this.#logger.error).call(
-      this.#logger,
-      `@lib/cors origin store: ${this.#backend.name} answers again; every cached verdict was read again.`,
-    );
+    (this.#logger.warn ?? this.#logger.error).call(this.#logger, `@lib/cors origin store: ${this.#backend.name} answers again.`);
   }
 }
 
-function milliseconds(name: string, value: number | undefined, fallback: number): number {
+/** An option that is a count or milliseconds: a whole number of `least` or more. */
+function wholeNumber(name: string, value: number | undefined, fallback: number, least = 0): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new CorsOptionsError('CORS_INVALID_NUMBER', 'origin store', name, value, 'is not a whole number of 0 or more', `${name}: ${fallback}`);
+  if (!Number.isSafeInteger(value) || value < least) {
+    throw new CorsOptionsError('CORS_INVALID_NUMBER', 'origin store', name, value, `is not a whole number of ${least} or more`, `${name}: ${fallback}`);
   }
   return value;
 }

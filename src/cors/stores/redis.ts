@@ -104,7 +104,11 @@ function ioredisBackend(client: IoRedisLike, given: IoRedisLike | undefined, pre
       if (allowed) multi.sadd(key, origin);
       else multi.srem(key, origin);
       multi.publish(channel, message(tenant, origin));
-      await multi.exec();
+      // ioredis resolves a transaction whose commands failed, each with its own error.
+      const results = (await multi.exec()) as [Error | null, unknown][] | null;
+      if (results === null) throw new Error('Redis discarded the transaction');
+      const failed = results.find(([error]) => error !== null);
+      if (failed !== undefined) throw failed[0];
     },
     async listen(events) {
       subscriber ??= client.duplicate();

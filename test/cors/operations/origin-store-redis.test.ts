@@ -47,3 +47,18 @@ t.test('bad options name the option, the value and a fix that works', async (t) 
   await fixed.close();
   t.pass('the fixes are accepted');
 });
+
+t.test('a write Redis refuses inside the transaction rejects grant(): ioredis resolves such a MULTI, the store does not', async (t) => {
+  const server = await startRedis(t);
+  const client = new Redis(server.url);
+  t.teardown(() => client.disconnect());
+  const store = redisOrigins({ client, logger: recordingLogger() });
+  t.teardown(() => store.close());
+  await store.ready;
+  // A key of another type where the tenant's set belongs: SADD fails with WRONGTYPE.
+  await client.set(`lib-cors:origins:${TENANT}`, 'not a set');
+  await t.rejects(store.grant(TENANT, PARTNER), /WRONGTYPE/);
+  await client.del(`lib-cors:origins:${TENANT}`);
+  await store.grant(TENANT, PARTNER);
+  t.equal(await store.allows(TENANT, PARTNER), true, 'and one it takes resolves');
+});
