@@ -9,6 +9,8 @@
  * a decision subscriber. Each writes its own section of bench/RESULTS.md and its chart. Installs
  * the peers first, and the runtimes (scripts/runtimes.js) the timed mode runs hono on. `-- --next`:
  * @lib/cors/next under `next start` against hand-written headers and nextjs-cors (bench/next.ts).
+ * `-- --fleet`: the origin store on real Redis and PostgreSQL, convergence across 4 instances and
+ * instructions per request against a static list (bench/fleet.ts, a few minutes).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 import { countChannels } from './channels.js';
 import { measureFootprint } from './footprint.js';
+import { measureFleet } from './fleet.js';
 import { countInstructions } from './instructions.js';
 import { measureReconfigure } from './reconfigure.js';
 import { benchDir } from './scenarios.js';
@@ -50,4 +53,5 @@ else if (process.argv.includes('--footprint')) await measureFootprint();
 else if (process.argv.includes('--reconfigure')) await measureReconfigure();
 else if (process.argv.includes('--channels')) await countChannels();
 else if (process.argv.includes('--next')) await measureNext();
+else if (process.argv.includes('--fleet')) await measureFleet();
 else await timeServers(process.argv.includes('--full'));
