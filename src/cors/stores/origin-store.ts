@@ -34,7 +34,7 @@ export interface OriginStoreOptions<Req> {
    * background, and how old one may be while the store cannot be reached. Default 300,000 ms.
    */
   maxStale?: number;
-  /** The most verdicts kept; the least recently read goes first. Default 10,000. */
+  /** The most verdicts kept; the oldest of the tenant held longest goes first. Default 10,000. */
   maxEntries?: number;
   /** How long a request waits for the store before its origin is refused. Default 250 ms. */
   lookupTimeout?: number;
@@ -101,7 +101,10 @@ export class OriginStore<Req = IncomingMessage> {
   readonly #maxEntries: number;
   readonly #timeout: number;
   readonly #logger: NonNullable<OriginStoreOptions<Req>['logger']>;
-  readonly #entries = new Map<string, Entry>();
+  /** Verdicts by tenant, then origin: a hit looks up the request's own strings, making none. */
+  readonly #entries = new Map<string, Map<string, Entry>>();
+  /** Verdicts held, over every tenant (maxEntries). */
+  #size = 0;
   readonly #reading = new Map<string, Reading>();
   /** Whether the feed is subscribed: while it is not, changes may be missed. */
   #listening = false;
@@ -150,7 +153,7 @@ export class OriginStore<Req = IncomingMessage> {
 
   /** The verdict held for the key while it may be used as it is (a hit), else `undefined`. */
   #fresh(tenant: string, origin: string): boolean | undefined {
-    const entry = this.#entries.get(`${tenant}\n${origin}`);
+    const entry = this.#entries.get(tenant)?.get(origin);
     if (entry === undefined) return undefined;
     const age = Date.now() - entry.readAt;
     if (age >= (entry.allowed ? this.#allowedTtl : this.#deniedTtl) || (!this.#listening && age >= this.#maxStale)) return undefined;
@@ -161,7 +164,7 @@ export class OriginStore<Req = IncomingMessage> {
   /** Past a hit: a stale allowed verdict while it is read again, or the store's answer. */
   #lookUp(tenant: string, origin: string): boolean | Promise<boolean> {
     const key = `${tenant}\n${origin}`;
-    const entry = this.#entries.get(key);
+    const entry = this.#entries.get(tenant)?.get(origin);
     if (entry !== undefined) {
       const age = Date.now() - entry.readAt;
       if (entry.allowed && age < (this.#listening ? this.#allowedTtl + this.#maxStale : this.#maxStale)) {
@@ -184,7 +187,7 @@ export class OriginStore<Req = IncomingMessage> {
 
   /** How `origin` would be decided for `tenant` now, without reading the store (for explain()). */
   cached(tenant: string, origin: string): OriginVerdict | undefined {
-    const entry = this.#entries.get(`${tenant}\n${origin}`);
+    const entry = this.#entries.get(tenant)?.get(origin);
     return entry === undefined ? undefined : { allowed: entry.allowed, from: 'cache', age: Date.now() - entry.readAt };
   }
 
@@ -223,7 +226,7 @@ export class OriginStore<Req = IncomingMessage> {
       ])
         .then((allowed) => {
           // A change of this key, or a reconnect, while reading: the answer may predate it.
-          if (!reading.outdated) this.#keep(key, allowed);
+          if (!reading.outdated) this.#keep(tenant, origin, allowed);
           this.#recovered();
           return allowed;
         })
@@ -240,16 +243,32 @@ export class OriginStore<Req = IncomingMessage> {
     return reading.answer;
   }
 
-  #keep(key: string, allowed: boolean): void {
-    this.#entries.delete(key);
-    if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(key, { allowed, readAt: Date.now(), refreshing: false });
+  /** Holds a verdict; past maxEntries, the oldest of the tenant held longest goes first. */
+  #keep(tenant: string, origin: string, allowed: boolean): void {
+    this.#drop(tenant, origin);
+    if (this.#size >= this.#maxEntries) {
+      const [oldestTenant, verdicts] = this.#entries.entries().next().value!;
+      this.#drop(oldestTenant, verdicts.keys().next().value!);
+    }
+    let verdicts = this.#entries.get(tenant);
+    if (verdicts === undefined) {
+      verdicts = new Map();
+      this.#entries.set(tenant, verdicts);
+    }
+    verdicts.set(origin, { allowed, readAt: Date.now(), refreshing: false });
+    this.#size++;
+  }
+
+  #drop(tenant: string, origin: string): void {
+    const verdicts = this.#entries.get(tenant);
+    if (verdicts === undefined || !verdicts.delete(origin)) return;
+    this.#size--;
+    if (verdicts.size === 0) this.#entries.delete(tenant);
   }
 
   #changed(tenant: string, origin: string): void {
-    const key = `${tenant}\n${origin}`;
-    this.#entries.delete(key);
-    const reading = this.#reading.get(key);
+    this.#drop(tenant, origin);
+    const reading = this.#reading.get(`${tenant}\n${origin}`);
     if (reading !== undefined) reading.outdated = true;
     if (events.hasSubscribers) events.publish({ event: 'invalidation', tenant, origin });
   }
@@ -257,8 +276,9 @@ export class OriginStore<Req = IncomingMessage> {
   /** (Re)subscribed: changes made while cut off were not delivered, so every verdict is read again. */
   #up(): void {
     if (this.#closed) return;
-    const again = this.#entries.size > 0 || this.#outageTold;
+    const again = this.#size > 0 || this.#outageTold;
     this.#entries.clear();
+    this.#size = 0;
     for (const reading of this.#reading.values()) reading.outdated = true;
     this.#listening = true;
     if (again && events.hasSubscribers) events.publish({ event: 'reconnect', store: this.#backend.name });

@@ -207,6 +207,18 @@ t.test('with maxEntries 2, a third origin pushes the first out, so it is read ag
   t.equal(fake.readsOf(A), 2, 'so it is read again');
 });
 
+t.test('maxEntries counts verdicts over every tenant: the tenant held longest gives up its oldest first', async (t) => {
+  const fake = fakeBackend();
+  const store = new OriginStore(fake.backend, { logger: recordingLogger(), maxEntries: 2 });
+  await store.ready;
+  await store.allows('first', A);
+  await store.allows('second', A);
+  await store.allows('second', B);
+  t.equal(typeof store.allows('second', A), 'boolean', "the second tenant's verdicts are held");
+  t.equal(typeof store.allows('second', B), 'boolean');
+  t.ok(store.allows('first', A) instanceof Promise, "the first tenant's was dropped, not a third verdict kept");
+});
+
 t.test('a store that never answers: each lookup is refused after lookupTimeout, and the outage is logged once naming maxStale', async (t) => {
   const fake = fakeBackend();
   const logger = recordingLogger();
