@@ -227,7 +227,7 @@ export async function countInstructions(): Promise<void> {
     '',
     `${machineLine()}, ${valgrind}; ${WARM_UP.toLocaleString('en')} warm-up requests per scenario, then windows of ${MAIN_WINDOW.toLocaleString('en')} sequential keep-alive requests until ${STEADY} in a row lie within ${TOLERANCE * 100}% and their mean (else the median of the later half of ${MAX_WINDOWS}); ${Math.round((Date.now() - startedAt) / 1000)} s in all.`,
     '',
-    'Counted by callgrind inside the server process only: the load generator is not counted. "ceiling / server" is the ceiling\'s count over the server\'s, so 100% means as little work as the bare node:http server; "spread" is how far those last windows lay apart.',
+    'Counted by callgrind inside the server process only: the load generator is not counted. Each cell: instructions per request (ceiling / server, spread). "ceiling / server" is the ceiling\'s count over the server\'s, so 100% means as little work as the bare node:http server; "spread" is how far those last windows lay apart.',
     '',
     ...mainTable(servers, counts, groups),
   ];
@@ -256,25 +256,30 @@ export async function countInstructions(): Promise<void> {
   writeChart('instructions.svg', barChart(`Instructions per request relative to the bare node:http ceiling: ceiling / server (${chartDate()})`, groups));
 }
 
-/** The main table: every scenario on every server of `list`, against the ceiling (its first); fills the chart's `groups` when given. */
+/**
+ * The main table: a row per server of `list`, a column per scenario, each cell the count with the
+ * ceiling's (the first server's) over it and the windows' spread; fills the chart's `groups` when given.
+ */
 function mainTable(list: readonly Server[], counts: Map<string, Map<string, Count | string>>, groups?: BarGroup[]): string[] {
-  const lines = ['| scenario | server | instructions per request | ceiling / server | spread |', '|---|---|---:|---:|---:|'];
+  const lines = [`| server | ${scenarios.map((scenario) => scenario.name).join(' | ')} |`, `|---|${scenarios.map(() => '---:').join('|')}|`];
+  const cells = new Map<string, string[]>(list.map((server) => [server.name, []]));
   for (const scenario of scenarios) {
     const ceiling = counts.get(list[0]!.name)!.get(scenario.name) as Count;
     const bars: BarGroup['bars'] = [];
     for (const server of list) {
       const count = counts.get(server.name)!.get(scenario.name)!;
       if (typeof count === 'string') {
-        lines.push(`| ${scenario.name} | ${server.name} | ${count} | | |`);
+        cells.get(server.name)!.push(count);
         bars.push({ label: server.name, color: server.color, value: undefined });
         continue;
       }
       const ratio = ceiling.perRequest / count.perRequest;
-      lines.push(`| ${scenario.name} | ${server.name} | ${thousands(count.perRequest)} | ${percent(ratio)} | ${percent(count.spread)} |`);
+      cells.get(server.name)!.push(`${thousands(count.perRequest)} (${percent(ratio)}, ${percent(count.spread)})`);
       bars.push({ label: server.name, color: server.color, value: ratio * 100 });
     }
     groups?.push({ group: scenario.name, bars });
   }
+  for (const server of list) lines.push(`| ${server.name} | ${cells.get(server.name)!.join(' | ')} |`);
   return lines;
 }
 
