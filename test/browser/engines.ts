@@ -22,7 +22,7 @@ import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:chil
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,6 +31,7 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import puppeteer, { type Browser as PuppeteerBrowser } from 'puppeteer-core';
 
 import { driverReady, WebDriverSession } from './webdriver.js';
+import { freePort } from '../helpers/ports.js';
 
 export type EngineName = 'chromium' | 'firefox' | 'webkit';
 export const ENGINES: readonly EngineName[] = ['chromium', 'firefox', 'webkit'];
@@ -510,16 +511,6 @@ function tail(child: ChildProcess): () => string {
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   return () => text.trim();
-}
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 function delay(ms: number): Promise<void> {

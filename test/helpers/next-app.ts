@@ -5,11 +5,11 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { REPOSITORY } from './packing.js';
 import { type Answer, type RequestHeaders } from './http.js';
+import { freePort } from './ports.js';
 
 export const NEXT_APP = process.env.LIB_CORS_NEXT_APP ?? join(REPOSITORY, 'test/next/app');
 const NEXT_BIN = [join(NEXT_APP, 'node_modules/next/dist/bin/next'), join(REPOSITORY, 'node_modules/next/dist/bin/next')].find((file) => existsSync(file))!;
@@ -20,14 +20,6 @@ export interface NextServer {
   /** What the server printed so far. */
   output(): string;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** `next start` on a free port of 127.0.0.1, with `env` added; resolves once it answers. */

@@ -6,11 +6,12 @@
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { Test } from 'tap';
+
+import { accepting, freePort } from './ports.js';
 
 export interface StoreServer {
   readonly port: number;
@@ -19,31 +20,6 @@ export interface StoreServer {
   kill(): Promise<void>;
   /** Start again on the same port and data; resolves once it accepts connections. */
   start(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function accepting(port: number, timeout = 20_000): Promise<void> {
-  const until = Date.now() + timeout;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > until) throw new Error(`nothing accepts connections on 127.0.0.1:${port} after ${timeout} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** SIGKILL, and the process gone. */
@@ -133,7 +109,7 @@ export async function startPostgres(t: Test): Promise<StoreServer> {
         const started = spawn(join(bin, 'postgres'), args, { stdio: 'ignore', ...user });
         const exited = stopped(started).then(() => 'exited' as const);
         // Accepting connections is not yet answering queries ("the database system is starting up").
-        const up = accepting(port, 20_000)
+        const up = accepting(port)
           .then(() => answering(bin, port))
           .then(() => 'up' as const);
         if ((await Promise.race([exited, up])) === 'up') {

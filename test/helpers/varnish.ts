@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
-import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { accepting, freePort } from './ports.js';
 
 export const VARNISHD = '/usr/sbin/varnishd';
 export const VARNISH_INSTALL = 'apt-get install -y --no-install-recommends varnish';
@@ -41,35 +42,10 @@ export async function startVarnish(backendPort: number): Promise<Varnish> {
     rmSync(workdir, { recursive: true, force: true });
   };
   try {
-    await waitForPort(port, child, () => output);
+    await accepting(port, { gone: () => (child.exitCode === null ? undefined : new Error(`varnishd exited with ${child.exitCode}:\n${output}`)) });
   } catch (error) {
     await stop();
     throw error;
   }
   return { origin: `http://127.0.0.1:${port}`, version: /varnish-[0-9.]+/.exec(output)?.[0] ?? 'varnish', close: stop };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/** Polls until varnishd accepts connections; fails with its output if it exits first. */
-async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`varnishd exited with ${child.exitCode}:\n${output()}`);
-    const socket = connect(port, '127.0.0.1');
-    const connected = await new Promise<boolean>((resolve) => {
-      socket.once('connect', () => resolve(true));
-      socket.once('error', () => resolve(false));
-    });
-    socket.destroy();
-    if (connected) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -7,7 +7,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import t from 'tap';
 
 import { REPOSITORY } from '../helpers/packing.js';
+import { freePort } from '../helpers/ports.js';
 
 /** Deno, Bun, workerd and wrangler, installed by scripts/runtimes.js before tap starts. */
 const BIN = join(REPOSITORY, 'scripts/runtimes/node_modules/.bin');
@@ -47,15 +47,6 @@ function seen(response: Response, body: string): Seen {
   for (const [name, value] of response.headers)
     if (name.startsWith('access-control-') || name === 'vary' || name === 'allow' || name === 'x-request-id') headers[name] = value;
   return { status: response.status, headers, body };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** Starts `command` and resolves once it listens on `port` (or prints "listening <port>"). */
