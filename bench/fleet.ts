@@ -24,7 +24,7 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, type IncomingMessage, request } from 'node:http';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -33,6 +33,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { type OriginStore, type OriginStoreOptions, postgresOrigins, redisOrigins } from '@lib/cors/origin-store';
 
+import { freePort } from './child.js';
 import { type Count, countServer, valgrindVersion } from './instructions.js';
 import { machineLine, percent, thousands, writeResultsSection } from './report.js';
 import { scenarioNamed, type Server } from './scenarios.js';
@@ -97,14 +98,6 @@ async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTER
     clearTimeout(timer);
   }
   started.delete(child);
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Resolves once `check` passes; rejects if `child` exits first or 30 s go by. */

@@ -10,12 +10,12 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 import autocannon from 'autocannon';
 
+import { freePort } from './child.js';
 import { machineLine, median, writeResultsSection } from './report.js';
 
 const APP = fileURLToPath(new URL('../../bench/next-app', import.meta.url));
@@ -61,14 +61,6 @@ function treeCpuMicros(pid: number): number {
     for (const stat of stats) if (tree.has(stat.parent)) tree.add(stat.pid);
   }
   return stats.filter((stat) => tree.has(stat.pid)).reduce((sum, stat) => sum + stat.ticks, 0) * TICK_MICROS;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function measureNext(): Promise<void> {
