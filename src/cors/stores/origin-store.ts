@@ -42,6 +42,18 @@ export interface OriginStoreOptions<Req> {
   logger?: { error(message: string): void; warn?(message: string): void };
 }
 
+/**
+ * A change as every store's feed carries it: the tenant, a newline, the origin. Redis publishes
+ * it as written here; PostgreSQL builds the same text in SQL.
+ */
+export const changeMessage = (tenant: string, origin: string): string => `${tenant}\n${origin}`;
+
+/** Hands a feed's message to `changed`; a message of another form is ignored. */
+export function readChange(text: string, changed: (tenant: string, origin: string) => void): void {
+  const at = text.indexOf('\n');
+  if (at > 0) changed(text.slice(0, at), text.slice(at + 1));
+}
+
 /** What an adapter gives the cache: reads, one-step writes, and the change feed. */
 export interface Backend {
   readonly name: string;

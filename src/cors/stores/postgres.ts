@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-import { type Backend, OriginStore, type OriginStoreOptions } from './origin-store.js';
+import { type Backend, OriginStore, type OriginStoreOptions, readChange } from './origin-store.js';
 import { checkStoreOptions, invalidStoreOption } from './store-options.js';
 
 /** What is used of a pg Pool and the clients it lends. */
@@ -107,11 +107,6 @@ async function createTable(created: Promise<unknown>): Promise<void> {
   }
 }
 
-function parse(text: string, changed: (tenant: string, origin: string) => void): void {
-  const at = text.indexOf('\n');
-  if (at > 0) changed(text.slice(0, at), text.slice(at + 1));
-}
-
 function pgBackend(pool: PgPoolLike, statements: Statements, reconnectDelay: number): Backend {
   let listener: PgClientLike | undefined;
   let closed = false;
@@ -149,7 +144,7 @@ function pgBackend(pool: PgPoolLike, statements: Statements, reconnectDelay: num
         };
         client.on('notification', (message) => {
           const { channel, payload } = message as { channel: string; payload?: string };
-          if (channel === statements.channel && payload !== undefined) parse(payload, events.changed);
+          if (channel === statements.channel && payload !== undefined) readChange(payload, events.changed);
         });
         try {
           await client.query(`LISTEN "${statements.channel}"`);
@@ -202,7 +197,7 @@ function postgresJsBackend(sql: PostgresJsLike, statements: Statements): Backend
         }
         listening = await sql.listen(
           statements.channel,
-          (payload) => parse(payload, events.changed),
+          (payload) => readChange(payload, events.changed),
           () => events.up(),
         );
       };

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-import { type Backend, OriginStore, type OriginStoreOptions } from './origin-store.js';
+import { type Backend, changeMessage, OriginStore, type OriginStoreOptions, readChange } from './origin-store.js';
 import { checkStoreOptions, invalidStoreOption, KEY_PART } from './store-options.js';
 
 /** What is used of an ioredis client. */
@@ -84,13 +84,6 @@ export function redisOrigins<Req = IncomingMessage>(options: RedisOriginsOptions
   return new OriginStore(backend, options);
 }
 
-const message = (tenant: string, origin: string) => `${tenant}\n${origin}`;
-
-function parse(text: string, changed: (tenant: string, origin: string) => void): void {
-  const at = text.indexOf('\n');
-  if (at > 0) changed(text.slice(0, at), text.slice(at + 1));
-}
-
 function ioredisBackend(client: IoRedisLike, given: IoRedisLike | undefined, prefix: string): Backend {
   const channel = `${prefix}:changes`;
   // Made when the feed starts, after every option was checked: a refused option leaves no connection open.
@@ -103,7 +96,7 @@ function ioredisBackend(client: IoRedisLike, given: IoRedisLike | undefined, pre
       const multi = client.multi();
       if (allowed) multi.sadd(key, origin);
       else multi.srem(key, origin);
-      multi.publish(channel, message(tenant, origin));
+      multi.publish(channel, changeMessage(tenant, origin));
       // ioredis resolves a transaction whose commands failed, each with its own error.
       const results = (await multi.exec()) as [Error | null, unknown][] | null;
       if (results === null) throw new Error('Redis discarded the transaction');
@@ -120,7 +113,7 @@ function ioredisBackend(client: IoRedisLike, given: IoRedisLike | undefined, pre
         events.up();
       };
       feed.on('message', (from, text) => {
-        if (from === channel) parse(String(text), events.changed);
+        if (from === channel) readChange(String(text), events.changed);
       });
       feed.on('ready', () => void subscribe().catch((error: unknown) => events.down(error)));
       feed.on('close', () => events.down());
@@ -144,7 +137,7 @@ function nodeRedisBackend(client: NodeRedisLike, given: NodeRedisLike | undefine
       const multi = client.multi();
       if (allowed) multi.sAdd(key, origin);
       else multi.sRem(key, origin);
-      multi.publish(channel, message(tenant, origin));
+      multi.publish(channel, changeMessage(tenant, origin));
       await multi.exec();
     },
     async listen(events) {
@@ -156,7 +149,7 @@ function nodeRedisBackend(client: NodeRedisLike, given: NodeRedisLike | undefine
       feed.on('reconnecting', () => events.down());
       feed.on('error', (error) => events.down(error));
       if (given === undefined || given.isReady !== true) await feed.connect();
-      await feed.subscribe(channel, (text) => parse(text, events.changed));
+      await feed.subscribe(channel, (text) => readChange(text, events.changed));
       events.up();
     },
     async close() {
