@@ -15,6 +15,7 @@ import type { Test } from 'tap';
 
 import { type OriginStore, postgresOrigins, redisOrigins } from '@lib/cors/origin-store';
 
+import { written } from './origin-store-scenarios.js';
 import { type StoreServer, startPostgres, startRedis } from './stores.js';
 
 const INSTANCES = 4;
@@ -91,18 +92,6 @@ async function startInstance(t: Test, example: string, env: Record<string, strin
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-/** Retries `write` until the store takes it (right after a restart it may refuse a moment). */
-async function written(write: () => Promise<void>): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (attempt > 400) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }
 
 export async function fleetScenario(t: Test, kind: 'redis' | 'postgres'): Promise<void> {

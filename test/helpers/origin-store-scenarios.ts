@@ -116,6 +116,18 @@ export async function within(timeout: number, check: () => Promise<boolean>): Pr
   return Date.now() - started;
 }
 
+/** Retries `write` until the store takes it (right after a restart it may refuse a moment), for up to 20 s. */
+export async function written(write: () => Promise<void>): Promise<void> {
+  await within(20_000, async () => {
+    try {
+      await write();
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /**
  * A store server and two instances on it, each with its own connections and logger: `a` serves
  * HTTP through the standalone middleware under its store, `b` writes.
@@ -215,14 +227,7 @@ export function storeScenarios(t: Test, clients: readonly Client[]): void {
         await server.start();
         // A revocation written when the store is back, whether or not instance A is listening yet:
         // delivered through the feed, or read again after A subscribes again.
-        await within(20_000, async () => {
-          try {
-            await b.store.revoke(TENANT, PARTNER);
-            return true;
-          } catch {
-            return false;
-          }
-        });
+        await written(() => b.store.revoke(TENANT, PARTNER));
         await within(20_000, async () => (await ask(PARTNER)).headers['access-control-allow-origin'] === undefined);
         t.pass('the revocation is applied after the outage, with a minute of TTL left');
         await b.store.grant(TENANT, OTHER);
