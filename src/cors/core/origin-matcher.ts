@@ -230,7 +230,11 @@ function isSerializedOrigin(value: string, field: string, context: Context): boo
   return mistake === undefined;
 }
 
-function serializedOriginMistake(value: string): { problem: string; fix: string } | undefined {
+/**
+ * Why `value` is not an origin as browsers send it, with the fix that is (`undefined` when it is
+ * one): the origin option's rule, and the origin stores' for what they write.
+ */
+export function serializedOriginMistake(value: string): { problem: string; fix: string } | undefined {
   let url: URL | undefined;
   try {
     url = new URL(value);

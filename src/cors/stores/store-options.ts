@@ -1,5 +1,6 @@
 /** The checks every origin store's options and writes go through, with the project's error codes and fixes. */
-import { CorsOptionsError, codeLiteral } from '../core/errors.js';
+import { CorsOptionsError } from '../core/errors.js';
+import { serializedOriginMistake } from '../core/origin-matcher.js';
 
 /** A key prefix or a table name part: nothing a store would read as syntax. */
 export const KEY_PART = /^[A-Za-z0-9:_.-]+$/;
@@ -40,17 +41,12 @@ export function invalidStoreOption(source: string, field: string, value: unknown
 }
 
 /**
- * `origin` as a browser sends it (scheme, host and port, nothing else): a list holding anything
- * else would never match. Throws CORS_INVALID_ORIGIN with the serialized origin as the fix.
+ * `origin` as a browser sends it (scheme, host and port, nothing else), by the origin option's own
+ * rule: a list holding anything else would never match. Throws CORS_INVALID_ORIGIN with the fix.
  */
 export function checkedOrigin(source: string, origin: unknown): string {
-  let serialized: string | undefined;
-  try {
-    serialized = new URL(String(origin)).origin;
-  } catch {
-    serialized = undefined;
-  }
-  if (typeof origin === 'string' && serialized === origin && origin !== 'null') return origin;
-  const fix = serialized !== undefined && serialized !== 'null' ? codeLiteral(serialized) : "an origin such as 'https://app.example.com'";
-  throw new CorsOptionsError('CORS_INVALID_ORIGIN', source, 'origin', origin, 'is not an origin as a browser sends it (scheme://host[:port])', fix);
+  const mistake =
+    typeof origin === 'string' ? serializedOriginMistake(origin) : { problem: 'is not a string', fix: "an origin such as 'https://app.example.com'" };
+  if (mistake === undefined) return origin as string;
+  throw new CorsOptionsError('CORS_INVALID_ORIGIN', source, 'origin', origin, mistake.problem, mistake.fix);
 }
