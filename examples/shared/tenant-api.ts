@@ -21,8 +21,14 @@ export function serveTenantApi(name: string, origins: OriginStore): void {
       if (admin !== null && req.method === 'POST') {
         const tenant = tenantOfHost(req) ?? '';
         const origin = decodeURIComponent(admin[2]!);
-        await (admin[1] === 'grant' ? origins.grant(tenant, origin) : origins.revoke(tenant, origin));
-        res.end('done\n');
+        try {
+          await (admin[1] === 'grant' ? origins.grant(tenant, origin) : origins.revoke(tenant, origin));
+          res.end('done\n');
+        } catch (error) {
+          // A refused origin (its fix in the message), or a store that did not take the write.
+          res.statusCode = (error as { code?: string }).code === 'CORS_INVALID_ORIGIN' ? 400 : 503;
+          res.end(`${(error as Error).message}\n`);
+        }
         return;
       }
       res.setHeader('Content-Type', 'application/json');

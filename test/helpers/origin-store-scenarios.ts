@@ -202,6 +202,15 @@ export function storeScenarios(t: Test, clients: readonly Client[]): void {
       t.same(logger.lines, [], 'nothing logged while the store answers');
     });
 
+    t.test(`${client.name}: a store written and read the moment it is made, before it is subscribed`, async (t) => {
+      // An application may grant from its first request; with createTable the table may not exist yet.
+      const instance = await client.open(await client.start(t), recordingLogger());
+      t.teardown(instance.close);
+      await instance.store.grant(TENANT, PARTNER);
+      t.equal(await instance.store.allows(TENANT, PARTNER), true, 'the grant is kept');
+      t.equal(await instance.store.allows(TENANT, OTHER), false, 'and no other origin is allowed');
+    });
+
     t.test(
       `${client.name}: the store killed mid-run: known origins from cache, others refused, no 5xx, no wait, told once; back without a restart`,
       async (t) => {

@@ -95,30 +95,45 @@ function statementsFor(table: string, create: boolean): Statements {
 }
 
 /**
- * Instances started together may each create the table: PostgreSQL's `IF NOT EXISTS` does not
- * stop two at once from colliding on its catalogue (23505, or 42P07), which means it exists.
+ * The table made once, before the first read, write or LISTEN that needs it: an application may
+ * grant an origin the moment it starts, before the store is subscribed. A failed attempt is made
+ * again by the next caller. Instances started together may each create the table: PostgreSQL's
+ * `IF NOT EXISTS` does not stop two at once from colliding on its catalogue (23505, or 42P07),
+ * which means it exists.
  */
-async function createTable(created: Promise<unknown>): Promise<void> {
-  try {
-    await created;
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code !== '23505' && code !== '42P07') throw error;
-  }
+function tableMaker(create: (() => Promise<unknown>) | undefined): () => Promise<void> | undefined {
+  if (create === undefined) return () => undefined;
+  let made: Promise<void> | undefined;
+  const attempt = async () => {
+    try {
+      await create();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== '23505' && code !== '42P07') {
+        made = undefined;
+        throw error;
+      }
+    }
+  };
+  return () => (made ??= attempt());
 }
 
 function pgBackend(pool: PgPoolLike, statements: Statements, reconnectDelay: number): Backend {
   let listener: PgClientLike | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
+  const table = tableMaker(statements.create === undefined ? undefined : () => pool.query(statements.create!));
   return {
     name: 'PostgreSQL',
-    has: async (tenant, origin) => ((await pool.query(statements.has, [tenant, origin])).rowCount ?? 0) > 0,
+    async has(tenant, origin) {
+      await table();
+      return ((await pool.query(statements.has, [tenant, origin])).rowCount ?? 0) > 0;
+    },
     async write(tenant, origin, allowed) {
+      await table();
       await pool.query(allowed ? statements.allow : statements.refuse, [tenant, origin]);
     },
     async listen(events) {
-      let created = statements.create === undefined;
       const schedule = () => {
         if (!closed) retry = setTimeout(() => void take().catch(failedAgain), reconnectDelay);
       };
@@ -127,10 +142,7 @@ function pgBackend(pool: PgPoolLike, statements: Statements, reconnectDelay: num
         schedule();
       };
       const take = async (): Promise<void> => {
-        if (!created) {
-          await createTable(pool.query(statements.create!));
-          created = true;
-        }
+        await table();
         const client = await pool.connect();
         let lost = false;
         const lose = (error?: unknown) => {
@@ -180,21 +192,22 @@ function postgresJsBackend(sql: PostgresJsLike, statements: Statements): Backend
   let listening: { unlisten(): Promise<void> } | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
+  const table = tableMaker(statements.create === undefined ? undefined : () => sql.unsafe(statements.create!));
   return {
     name: 'PostgreSQL',
-    has: async (tenant, origin) => (await sql.unsafe(statements.has, [tenant, origin])).length > 0,
+    async has(tenant, origin) {
+      await table();
+      return (await sql.unsafe(statements.has, [tenant, origin])).length > 0;
+    },
     async write(tenant, origin, allowed) {
+      await table();
       await sql.unsafe(allowed ? statements.allow : statements.refuse, [tenant, origin]);
     },
     async listen(events) {
-      let created = statements.create === undefined;
       // postgres.js listens again by itself after a reconnect, and calls onListen each time; a
       // first attempt that fails is tried again here until the store answers.
       const start = async (): Promise<void> => {
-        if (!created) {
-          await createTable(sql.unsafe(statements.create!));
-          created = true;
-        }
+        await table();
         listening = await sql.listen(
           statements.channel,
           (payload) => readChange(payload, events.changed),
