@@ -199,6 +199,14 @@ export function storeScenarios(t: Test, clients: readonly Client[]): void {
         { code: 'CORS_INVALID_ORIGIN', message: /'https:\/\/partner\.test'/ },
         'the fix is the origin itself',
       );
+
+      // Tenants come from the application: one may be empty, or hold the feed's own separator.
+      for (const tenant of ['', 'line one\nline two']) {
+        t.equal(await a.store.allows(tenant, PARTNER), false, `${JSON.stringify(tenant)}: not on the list yet (held for a minute)`);
+        await b.store.grant(tenant, PARTNER);
+        await within(5_000, async () => (await a.store.allows(tenant, PARTNER)) === true);
+        t.pass(`${JSON.stringify(tenant)}: the grant reached the other instance through the feed`);
+      }
       t.same(logger.lines, [], 'nothing logged while the store answers');
     });
 

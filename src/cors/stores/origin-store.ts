@@ -48,10 +48,13 @@ export interface OriginStoreOptions<Req> {
  */
 export const changeMessage = (tenant: string, origin: string): string => `${tenant}\n${origin}`;
 
-/** Hands a feed's message to `changed`; a message of another form is ignored. */
+/**
+ * Hands a feed's message to `changed`; a message of another form is ignored. Split at the last
+ * newline: an origin never holds one (grant() and revoke() check it), a tenant may, and may be empty.
+ */
 export function readChange(text: string, changed: (tenant: string, origin: string) => void): void {
-  const at = text.indexOf('\n');
-  if (at > 0) changed(text.slice(0, at), text.slice(at + 1));
+  const at = text.lastIndexOf('\n');
+  if (at >= 0) changed(text.slice(0, at), text.slice(at + 1));
 }
 
 /** What an adapter gives the cache: reads, one-step writes, and the change feed. */
