@@ -14,7 +14,11 @@
  *    does for any origin function, the store's included), and with the same two origins granted
  *    in each store, cached (the store's defaults) and uncached (no TTL and no staleness, since
  *    `ttl` 0 alone still serves an allowed verdict stale while it is read again: the store answers
- *    every request), counted under callgrind exactly as `--instructions` counts. `perf stat -e
+ *    every request), counted under callgrind exactly as `--instructions` counts. The static list
+ *    is counted twice more, in a process with each store open and subscribed but never asked:
+ *    what else a process runs moves a server's count by a few percent either way, through V8's
+ *    inline caches in the code both use (streams, sockets, events), so what the cached lookup
+ *    itself adds is its difference from that (bench/RESULTS.md, "Many instances"). `perf stat -e
  *    instructions` would count a process outside valgrind, but this machine's kernel offers no
  *    such counter (perf says "not supported"), and callgrind counts the server's process alone,
  *    whatever it waits on: the store's own work is not in the count, the client's is.
@@ -388,7 +392,8 @@ async function converge(store: StoreProcess): Promise<Convergence> {
 
 /**
  * The counted server as a child: FLEET_ORIGINS is `list`, `function` (a synchronous origin
- * function over the same set), or `<kind>-cached` or `<kind>-uncached` on REDIS_URL / DATABASE_URL.
+ * function over the same set), or `<kind>-open` (the list, the store open beside it),
+ * `<kind>-cached` or `<kind>-uncached` on REDIS_URL / DATABASE_URL.
  */
 async function serveCounted(policy: string): Promise<void> {
   // Imported here: the parent has no use for the server's module.
@@ -399,10 +404,8 @@ async function serveCounted(policy: string): Promise<void> {
   if (policy === 'function') return serveStandalone({ origin: (origin) => allowed.has(origin) });
   const [kind, cache] = policy.split('-') as [Kind, string];
   const url = kind === 'redis' ? process.env.REDIS_URL : process.env.DATABASE_URL;
-  if ((kind !== 'redis' && kind !== 'postgres') || (cache !== 'cached' && cache !== 'uncached') || url === undefined) {
-    throw new Error(
-      `FLEET_ORIGINS must be list, function, redis-cached, redis-uncached, postgres-cached or postgres-uncached with its store's URL, not ${policy}`,
-    );
+  if ((kind !== 'redis' && kind !== 'postgres') || (cache !== 'open' && cache !== 'cached' && cache !== 'uncached') || url === undefined) {
+    throw new Error(`FLEET_ORIGINS must be list, function, or redis- or postgres- then open, cached or uncached, with its store's URL, not ${policy}`);
   }
   // lookupTimeout of 5 s: valgrind slows a cold process's first reads past the default 250 ms,
   // and a refused first answer would fail the check. It changes no request's work.
@@ -411,12 +414,15 @@ async function serveCounted(policy: string): Promise<void> {
     ...(cache === 'uncached' ? { ttl: { allowed: 0, denied: 0 }, maxStale: 0 } : {}),
   });
   await store.ready;
-  serveStandalone({ origin: store.origin });
+  // open: the store runs beside the list, as in an application that has it, and is never asked.
+  serveStandalone({ origin: cache === 'open' ? COUNTED_ORIGINS : store.origin });
 }
 
 const POLICIES = [
   { policy: 'list', label: 'static list of 2 origins' },
   { policy: 'function', label: 'sync origin function, no store' },
+  { policy: 'redis-open', label: 'static list, Redis store open' },
+  { policy: 'postgres-open', label: 'static list, PostgreSQL store open' },
   { policy: 'redis-cached', label: 'Redis, cached' },
   { policy: 'postgres-cached', label: 'PostgreSQL, cached' },
   { policy: 'redis-uncached', label: 'Redis, uncached' },
@@ -477,7 +483,8 @@ function report(
       "per instance and change, from the store's acknowledgement to the end of the instance's first answer that agrees (GETs back to back, round trip included); " +
       "outages: the instances' log lines telling one (a read past `lookupTimeout`, 250 ms, or the feed cut off), in the warm-up of the load and during the changes. " +
       `Cost: the standalone server of \`--instructions\` on the preflight and the GET with Origin, counted by callgrind as that mode counts (windows of ${WINDOW.toLocaleString('en')}), ` +
-      "the server's process only (the store's own work is not counted; perf has no instruction counter here); cached: the store's defaults; uncached: `ttl: { allowed: 0, denied: 0 }, maxStale: 0`, every request read from the store.",
+      "the server's process only (the store's own work is not counted; perf has no instruction counter here); cached: the store's defaults; uncached: `ttl: { allowed: 0, denied: 0 }, maxStale: 0`, every request read from the store; " +
+      'static list, store open: the list, with the store open and subscribed in the same process but never asked, what an application that keeps its origins there pays before any lookup.',
     '',
     `| store | answers timed | p50 | p99 | max | max of revocations | outages, warm-up / changes | p99 under ${CONVERGENCE_GOAL_MS} ms |`,
     '|---|---:|---:|---:|---:|---:|---:|---|',
@@ -492,7 +499,7 @@ function report(
   }
   lines.push(
     '',
-    `| scenario | ${POLICIES.map(({ label }) => label).join(' | ')} | cached within ${COST_GOAL * 100}% |`,
+    `| scenario | ${POLICIES.map(({ label }) => label).join(' | ')} | cached (Redis, PostgreSQL) against the list with its store open, within ${COST_GOAL * 100}% |`,
     `|---|${POLICIES.map(() => '---:').join('|')}|---|`,
   );
   const list = counts.get('list')!;
@@ -508,9 +515,15 @@ function report(
       const ratio = ratioOf(policy);
       return policy === 'list' || ratio === undefined ? thousands(count.perRequest) : `${thousands(count.perRequest)} (${signed(ratio)})`;
     });
-    const cached = POLICIES.filter(({ policy }) => policy.endsWith('-cached')).map(({ policy }) => ratioOf(policy));
-    const within = cached.every((ratio) => ratio !== undefined && ratio <= COST_GOAL);
-    lines.push(`| ${scenario.name} | ${cells.join(' | ')} | ${within ? 'holds' : '**not reached**'} |`);
+    // The goal is the cached lookup's own cost: against the list in a process with the same store open.
+    const lookups = (['redis', 'postgres'] as const).map((kind) => {
+      const open = counts.get(`${kind}-open`)?.get(scenario.name);
+      const cached = counts.get(`${kind}-cached`)?.get(scenario.name);
+      return typeof open === 'object' && typeof cached === 'object' ? cached.perRequest / open.perRequest - 1 : undefined;
+    });
+    const within = lookups.every((ratio) => ratio !== undefined && ratio <= COST_GOAL);
+    const goal = `${lookups.map((ratio) => (ratio === undefined ? 'n/a' : signed(ratio))).join(', ')}: ${within ? 'holds' : '**not reached**'}`;
+    lines.push(`| ${scenario.name} | ${cells.join(' | ')} | ${goal} |`);
   }
   return lines.join('\n');
 }
