@@ -5,7 +5,7 @@
 import { codeLiteral, CorsOptionsError, OptionProblems, type CorsOptionProblem } from './errors.js';
 import { isHttpToken } from './http-grammar.js';
 import { faultReporter } from './line-limit.js';
-import { compileOriginMatcher, insecureOrigins, type OriginMatcher, strangersGranted } from './origin-matcher.js';
+import { CACHED_ANSWER, compileOriginMatcher, insecureOrigins, type OriginMatcher, strangersGranted } from './origin-matcher.js';
 import {
   CORS_OPTION_FIELDS,
   DEFAULT_ORIGIN_CACHE,
@@ -338,6 +338,17 @@ function checkOriginCache(options: AnyCorsOptions, problems: OptionProblems): Or
       cache,
       'keeps the answers of an origin function, and origin is not one',
       'leave originCache out; lists, patterns and RegExps are matched in memory already',
+    );
+    return undefined;
+  }
+  if (CACHED_ANSWER in options.origin) {
+    // Keyed by origin alone, it would answer one tenant's verdict for another and outlive a revocation.
+    problems.report(
+      'CORS_ORIGIN_CACHE_WITHOUT_FUNCTION',
+      'originCache',
+      cache,
+      "is not for an origin store's origin: the store keeps its own cache, per tenant, which its change feed keeps true",
+      "leave originCache out; set the store's ttl and maxEntries instead",
     );
     return undefined;
   }

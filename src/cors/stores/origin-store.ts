@@ -100,6 +100,11 @@ export type OriginStoreEvent =
 
 const events = channel('lib-cors:origin-store');
 
+/** What #tenantQuietly() gives for a tenant function that threw. */
+const THREW = Symbol('threw');
+/** Node's longest timer, in ms: a longer one fires at once. */
+export const LONGEST_TIMER = 2 ** 31 - 1;
+
 const DEFAULTS = { allowedTtl: 60_000, deniedTtl: 5_000, maxStale: 300_000, maxEntries: 10_000, lookupTimeout: 250 };
 
 export class OriginStore<Req = IncomingMessage> {
@@ -130,26 +135,53 @@ export class OriginStore<Req = IncomingMessage> {
 
   constructor(backend: Backend, options: OriginStoreOptions<Req> = {}) {
     this.#backend = backend;
+    if (options.tenant !== undefined && typeof options.tenant !== 'function') {
+      throw new CorsOptionsError(
+        'CORS_INVALID_ORIGIN_POLICY',
+        'origin store',
+        'tenant',
+        options.tenant,
+        'is not a function of the request',
+        `tenant: () => ${JSON.stringify(String(options.tenant))}`,
+      );
+    }
+    if (options.ttl !== undefined && (options.ttl === null || typeof options.ttl !== 'object')) {
+      throw new CorsOptionsError(
+        'CORS_OPTIONS_NOT_OBJECT',
+        'origin store',
+        'ttl',
+        options.ttl,
+        'is not an object',
+        `ttl: { allowed: ${DEFAULTS.allowedTtl}, denied: ${DEFAULTS.deniedTtl} }`,
+      );
+    }
+    if (options.logger !== undefined && typeof options.logger?.error !== 'function') {
+      throw new CorsOptionsError('CORS_OPTIONS_NOT_OBJECT', 'origin store', 'logger', options.logger, 'has no error() method', 'logger: console');
+    }
     this.#tenantOf = options.tenant ?? (() => 'default');
     this.#allowedTtl = wholeNumber('ttl.allowed', options.ttl?.allowed, DEFAULTS.allowedTtl);
     this.#deniedTtl = wholeNumber('ttl.denied', options.ttl?.denied, DEFAULTS.deniedTtl);
     this.#maxStale = wholeNumber('maxStale', options.maxStale, DEFAULTS.maxStale);
     this.#maxEntries = wholeNumber('maxEntries', options.maxEntries, DEFAULTS.maxEntries, 1);
-    this.#timeout = wholeNumber('lookupTimeout', options.lookupTimeout, DEFAULTS.lookupTimeout);
+    this.#timeout = wholeNumber('lookupTimeout', options.lookupTimeout, DEFAULTS.lookupTimeout, 0, LONGEST_TIMER);
     this.#logger = options.logger ?? console;
+    // A tenant that is not a string (undefined, null) refuses the origin. One that throws is the
+    // engine's to report: it calls this function in its guard, which refuses the origin.
     const origin = (origin: string, request: Req) => {
       const tenant = this.#tenantOf(request);
-      return tenant === undefined ? false : this.allows(tenant, origin);
+      return typeof tenant === 'string' ? this.allows(tenant, origin) : false;
     };
     // explain() asks what is held for an origin without reading the store (core/origin-matcher.ts).
     const held: HeldVerdict = (from, request) => {
-      const tenant = this.#tenantOf(request as Req);
-      return tenant === undefined ? undefined : this.cached(tenant, from);
+      const tenant = this.#tenantQuietly(request as Req);
+      return typeof tenant === 'string' ? this.cached(tenant, from) : undefined;
     };
-    // The engine takes a verdict held fresh at once, as it takes a list's (core/origin-matcher.ts).
+    // The engine takes a verdict held fresh at once, as it takes a list's (core/origin-matcher.ts),
+    // before its guard: a tenant function that throws leaves the answer to `origin`, in the guard.
     const fresh: CachedAnswer = (from, request) => {
-      const tenant = this.#tenantOf(request as Req);
-      return tenant === undefined ? false : this.#fresh(tenant, from);
+      const tenant = this.#tenantQuietly(request as Req);
+      if (tenant === THREW) return undefined;
+      return typeof tenant === 'string' ? this.#fresh(tenant, from) : false;
     };
     this.origin = Object.assign(origin, { [HELD_VERDICT]: held, [CACHED_ANSWER]: fresh });
     this.ready = backend
@@ -159,6 +191,15 @@ export class OriginStore<Req = IncomingMessage> {
         down: (error) => this.#down(error),
       })
       .catch((error: unknown) => this.#down(error));
+  }
+
+  /** The request's tenant, or THREW where the tenant function threw. */
+  #tenantQuietly(request: Req): string | undefined | typeof THREW {
+    try {
+      return this.#tenantOf(request);
+    } catch {
+      return THREW;
+    }
   }
 
   /** Whether `tenant`'s list allows `origin`: from the cache when it may, else from the store. */
@@ -324,11 +365,12 @@ export class OriginStore<Req = IncomingMessage> {
   }
 }
 
-/** An option that is a count or milliseconds: a whole number of `least` or more. */
-function wholeNumber(name: string, value: number | undefined, fallback: number, least = 0): number {
+/** An option that is a count or milliseconds: a whole number from `least` to `most`. */
+export function wholeNumber(name: string, value: number | undefined, fallback: number, least = 0, most = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < least) {
-    throw new CorsOptionsError('CORS_INVALID_NUMBER', 'origin store', name, value, `is not a whole number of ${least} or more`, `${name}: ${fallback}`);
+  if (!Number.isSafeInteger(value) || value < least || value > most) {
+    const range = most === Number.MAX_SAFE_INTEGER ? `of ${least} or more` : `from ${least} to ${most}`;
+    throw new CorsOptionsError('CORS_INVALID_NUMBER', 'origin store', name, value, `is not a whole number ${range}`, `${name}: ${fallback}`);
   }
   return value;
 }

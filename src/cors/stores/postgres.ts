@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-import { type Backend, OriginStore, type OriginStoreOptions, readChange } from './origin-store.js';
+import { type Backend, LONGEST_TIMER, OriginStore, type OriginStoreOptions, readChange, wholeNumber } from './origin-store.js';
 import { checkStoreOptions, invalidStoreOption } from './store-options.js';
 
 /** What is used of a pg Pool and the clients it lends. */
@@ -54,13 +54,24 @@ export function postgresOrigins<Req = IncomingMessage>(options: PostgresOriginsO
   if (typeof table !== 'string' || !TABLE.test(table)) {
     throw invalidStoreOption(source, 'table', table, 'is not a lower-case table name (schema.table allowed)', "table: 'lib_cors_origins'");
   }
+  // PostgreSQL cuts a channel's name at 63 bytes, and pg_notify() refuses a longer one.
+  if (table.replace('.', '_').length > 63) {
+    throw invalidStoreOption(
+      source,
+      'table',
+      table,
+      'is longer than PostgreSQL takes for its channel (63 letters, the dot counted)',
+      "table: 'lib_cors_origins'",
+    );
+  }
+  const reconnectDelay = wholeNumber('reconnectDelay', options.reconnectDelay, 1000, 0, LONGEST_TIMER);
   const statements = statementsFor(table, options.createTable === true);
   const client = options.client as (Partial<PgPoolLike & PostgresJsLike> & object) | null;
   let backend: Backend;
   if (typeof client === 'function' && typeof (client as PostgresJsLike).unsafe === 'function' && typeof (client as PostgresJsLike).listen === 'function') {
     backend = postgresJsBackend(client as PostgresJsLike, statements);
   } else if (typeof client?.connect === 'function' && typeof client.totalCount === 'number') {
-    backend = pgBackend(client as PgPoolLike, statements, options.reconnectDelay ?? 1000);
+    backend = pgBackend(client as PgPoolLike, statements, reconnectDelay);
   } else {
     throw invalidStoreOption(
       source,
@@ -81,8 +92,13 @@ interface Statements {
   readonly refuse: string;
 }
 
-function statementsFor(table: string, create: boolean): Statements {
-  const channel = table.replace('.', '_');
+function statementsFor(name: string, create: boolean): Statements {
+  const channel = name.replace('.', '_');
+  // Quoted, so a name that is also a keyword (user, order) is still a table.
+  const table = name
+    .split('.')
+    .map((part) => `"${part}"`)
+    .join('.');
   // One statement each: the change and its notification commit together, or not at all.
   const notify = `SELECT pg_notify('${channel}', $1::text || chr(10) || $2::text)`;
   return {
@@ -165,6 +181,12 @@ function pgBackend(pool: PgPoolLike, statements: Statements, reconnectDelay: num
           client.release(error instanceof Error ? error : true);
           throw error;
         }
+        if (closed) {
+          // close() came while this connection was being taken: it is given back, not kept.
+          lost = true;
+          client.release(true);
+          return;
+        }
         client.on('error', lose);
         client.on('end', lose);
         listener = client;
@@ -208,11 +230,14 @@ function postgresJsBackend(sql: PostgresJsLike, statements: Statements): Backend
       // first attempt that fails is tried again here until the store answers.
       const start = async (): Promise<void> => {
         await table();
-        listening = await sql.listen(
+        const subscribed = await sql.listen(
           statements.channel,
           (payload) => readChange(payload, events.changed),
           () => events.up(),
         );
+        // close() came while LISTEN was on its way: undone at once.
+        if (closed) await subscribed.unlisten();
+        else listening = subscribed;
       };
       try {
         await start();

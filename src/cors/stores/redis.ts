@@ -20,6 +20,7 @@ interface IoRedisLike {
     exec(): Promise<unknown>;
   };
   subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
   duplicate(): IoRedisLike;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   off(event: string, listener: (...args: unknown[]) => void): unknown;
@@ -37,13 +38,14 @@ interface NodeRedisLike {
     exec(): Promise<unknown>;
   };
   subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
+  unsubscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
   duplicate(): NodeRedisLike;
   connect(): Promise<unknown>;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   off(event: string, listener: (...args: unknown[]) => void): unknown;
   destroy?(): void;
   disconnect?(): Promise<void>;
-  readonly isReady?: boolean;
+  readonly isOpen?: boolean;
 }
 
 export interface RedisOriginsOptions<Req> extends OriginStoreOptions<Req> {
@@ -84,10 +86,14 @@ export function redisOrigins<Req = IncomingMessage>(options: RedisOriginsOptions
   return new OriginStore(backend, options);
 }
 
+/** The listeners a store puts on its subscriber, by event, to take them off at close(). */
+type FeedListeners = Record<string, (...args: unknown[]) => void>;
+
 function ioredisBackend(client: IoRedisLike, given: IoRedisLike | undefined, prefix: string): Backend {
   const channel = `${prefix}:changes`;
   // Made when the feed starts, after every option was checked: a refused option leaves no connection open.
   let subscriber = given;
+  let listeners: FeedListeners = {};
   return {
     name: 'Redis',
     has: async (tenant, origin) => (await client.sismember(`${prefix}:${tenant}`, origin)) === 1,
@@ -112,16 +118,22 @@ function ioredisBackend(client: IoRedisLike, given: IoRedisLike | undefined, pre
         await feed.subscribe(channel);
         events.up();
       };
-      feed.on('message', (from, text) => {
-        if (from === channel) readChange(String(text), events.changed);
-      });
-      feed.on('ready', () => void subscribe().catch((error: unknown) => events.down(error)));
-      feed.on('close', () => events.down());
-      feed.on('error', (error) => events.down(error));
+      listeners = {
+        message: (from, text) => {
+          if (from === channel) readChange(String(text), events.changed);
+        },
+        ready: () => void subscribe().catch((error: unknown) => events.down(error)),
+        close: () => events.down(),
+        error: (error) => events.down(error),
+      };
+      for (const [event, listener] of Object.entries(listeners)) feed.on(event, listener);
       await subscribe();
     },
     async close() {
-      if (given === undefined) subscriber?.disconnect();
+      if (given === undefined) return subscriber?.disconnect();
+      // The application's subscriber stays open: this store's listeners and channel leave it.
+      for (const [event, listener] of Object.entries(listeners)) given.off(event, listener);
+      await given.unsubscribe(channel).catch(() => {});
     },
   };
 }
@@ -129,6 +141,9 @@ function ioredisBackend(client: IoRedisLike, given: IoRedisLike | undefined, pre
 function nodeRedisBackend(client: NodeRedisLike, given: NodeRedisLike | undefined, prefix: string): Backend {
   const channel = `${prefix}:changes`;
   let subscriber = given;
+  let listeners: FeedListeners = {};
+  const onMessage = (text: string) => readChange(text, changed);
+  let changed: (tenant: string, origin: string) => void = () => {};
   return {
     name: 'Redis',
     has: async (tenant, origin) => Number(await client.sIsMember(`${prefix}:${tenant}`, origin)) === 1,
@@ -143,18 +158,28 @@ function nodeRedisBackend(client: NodeRedisLike, given: NodeRedisLike | undefine
     async listen(events) {
       subscriber ??= client.duplicate();
       const feed = subscriber;
+      changed = events.changed;
       // node-redis subscribes again by itself after a reconnect, then says 'ready'.
-      feed.on('ready', () => events.up());
-      feed.on('end', () => events.down());
-      feed.on('reconnecting', () => events.down());
-      feed.on('error', (error) => events.down(error));
-      if (given === undefined || given.isReady !== true) await feed.connect();
-      await feed.subscribe(channel, (text) => readChange(text, events.changed));
+      listeners = {
+        ready: () => events.up(),
+        end: () => events.down(),
+        reconnecting: () => events.down(),
+        error: (error) => events.down(error),
+      };
+      for (const [event, listener] of Object.entries(listeners)) feed.on(event, listener);
+      // A client given while it connects is not connected again (node-redis refuses that): the
+      // subscription waits in its queue until it is ready.
+      if (given === undefined || given.isOpen !== true) await feed.connect();
+      await feed.subscribe(channel, onMessage);
       events.up();
     },
     async close() {
-      if (given !== undefined || subscriber === undefined) return;
-      if (typeof subscriber.destroy === 'function') subscriber.destroy();
+      if (subscriber === undefined) return;
+      if (given !== undefined) {
+        // The application's subscriber stays open: this store's listeners and subscription leave it.
+        for (const [event, listener] of Object.entries(listeners)) given.off(event, listener);
+        await given.unsubscribe(channel, onMessage).catch(() => {});
+      } else if (typeof subscriber.destroy === 'function') subscriber.destroy();
       else await subscriber.disconnect?.();
     },
   };

@@ -9,10 +9,14 @@
  * long something took; the checks are verdicts, counts of has() calls, events and log lines.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
 
 import t, { type Test } from 'tap';
 
 import { OriginStore, type OriginStoreEvent } from '@lib/cors/origin-store';
+import { createCors } from '@lib/cors/standalone';
+
+import { serve } from '../../helpers/http.js';
 
 const A = 'https://a.test';
 const B = 'https://b.test';
@@ -355,6 +359,67 @@ t.test("the origin property checks the request's tenant, and a request without o
   const refused = store.origin(A, {});
   t.equal(refused, false, 'no tenant: refused synchronously');
   t.equal(fake.reads.length, 1, 'without reading the store');
+});
+
+t.test('a tenant function that throws refuses the origin, cached verdict or not, and the server answers', async (t) => {
+  const fake = fakeBackend();
+  const faults: string[] = [];
+  // A tenant read as a header the request may lack: toLowerCase() of undefined throws.
+  const store = new OriginStore<IncomingMessage>(fake.backend, {
+    logger: recordingLogger(),
+    tenant: (request) => (request.headers['x-tenant'] as string).toLowerCase(),
+  });
+  await store.ready;
+  const logger = { warn: () => {}, error: (line: string) => void faults.push(line) };
+  const cors = createCors({ origin: store.origin, allowCredentials: true }, { logger }).route('GET', '/data');
+  const http = await serve((req, res) => cors.handle(req, res, () => res.end('data')));
+  t.teardown(http.close);
+
+  const granted = await http.send('GET', '/data', { Origin: A, 'X-Tenant': 'Acme' });
+  t.equal(granted.headers['access-control-allow-origin'], A, 'with a tenant: granted, and now held in the cache');
+  for (let i = 0; i < 2; i++) {
+    const answer = await http.send('GET', '/data', { Origin: A });
+    t.equal(answer.status, 200, 'without one: the route still answers');
+    t.equal(answer.headers['access-control-allow-origin'], undefined, 'and the origin is refused');
+  }
+  t.match(faults[0], /threw TypeError/, "the fault is reported as an origin function's");
+});
+
+t.test("originCache with a store's origin is refused: keyed by origin alone, it would cross tenants and outlive revocations", async (t) => {
+  const store = new OriginStore(fakeBackend().backend, { logger: recordingLogger() });
+  t.throws(() => createCors({ origin: store.origin, originCache: { max: 100, ttl: 60_000 } }), {
+    code: 'CORS_ORIGIN_CACHE_WITHOUT_FUNCTION',
+    message: /ttl and maxEntries/,
+  });
+});
+
+t.test('options that cannot work are refused at construction, each named with a fix that is accepted', async (t) => {
+  const fake = fakeBackend();
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['a tenant that is not a function', { tenant: 'acme' }, 'tenant'],
+    ['a ttl that is a number', { ttl: 1000 }, 'ttl'],
+    ['a lookupTimeout past the longest timer', { lookupTimeout: 2 ** 31 }, 'lookupTimeout'],
+    ['a logger without error()', { logger: { warn() {} } }, 'logger'],
+  ];
+  for (const [what, options, field] of cases) {
+    let error: { field?: string; errors?: { fix: string }[] } | undefined;
+    try {
+      new OriginStore(fake.backend, { logger: recordingLogger(), ...options } as never);
+    } catch (thrown) {
+      error = thrown as typeof error;
+    }
+    t.equal(error?.field, field, `${what}: refused, naming ${field}`);
+    t.ok((error?.errors?.[0]?.fix.length ?? 0) > 0, `${what}: a fix is given`);
+  }
+  t.equal(fake.listens, 0, 'no store was started');
+  const fixed = new OriginStore(fake.backend, {
+    logger: recordingLogger(),
+    tenant: () => 'acme',
+    ttl: { allowed: 1000, denied: 1000 },
+    lookupTimeout: 2 ** 31 - 1,
+  });
+  t.ok(fixed, 'the fixed forms are accepted');
+  await fixed.close();
 });
 
 t.test('grant() and revoke() write through the backend; an origin that is not serialized is rejected without a write', async (t) => {

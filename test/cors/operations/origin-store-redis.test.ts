@@ -41,6 +41,16 @@ t.test('bad options name the option, the value and a fix that works', async (t) 
   t.throws(() => redisOrigins({ client, tll: 5 } as never), { code: 'CORS_UNKNOWN_OPTION', field: 'tll' });
   t.throws(() => postgresOrigins({ client: new pg.Client() }), { code: 'CORS_INVALID_ORIGIN_POLICY', field: 'client', message: /pg\.Pool/ });
   t.throws(() => postgresOrigins({ client: new pg.Pool(), table: 'Origins; DROP' }), { code: 'CORS_INVALID_ORIGIN_POLICY', field: 'table' });
+  t.throws(() => postgresOrigins({ client: new pg.Pool(), table: `s.${'t'.repeat(62)}` }), {
+    code: 'CORS_INVALID_ORIGIN_POLICY',
+    field: 'table',
+    message: /63/,
+  });
+  t.throws(() => postgresOrigins({ client: new pg.Pool(), reconnectDelay: -1 }), {
+    code: 'CORS_INVALID_NUMBER',
+    field: 'reconnectDelay',
+    message: /reconnectDelay: 1000/,
+  });
   // Each fix, applied as written, is accepted.
   const fixed = redisOrigins({ client, prefix: 'lib-cors:origins', ttl: { allowed: 60000 } });
   await fixed.ready;
@@ -61,4 +71,27 @@ t.test('a write Redis refuses inside the transaction rejects grant(): ioredis re
   await client.del(`lib-cors:origins:${TENANT}`);
   await store.grant(TENANT, PARTNER);
   t.equal(await store.allows(TENANT, PARTNER), true, 'and one it takes resolves');
+});
+
+t.test("a store on the application's own subscriber leaves it as it found it when closed", async (t) => {
+  const server = await startRedis(t);
+  const client = new Redis(server.url);
+  const subscriber = new Redis(server.url);
+  t.teardown(() => {
+    client.disconnect();
+    subscriber.disconnect();
+  });
+  const before = subscriber.eventNames().map((event) => [event, subscriber.listenerCount(event)]);
+  for (let i = 0; i < 12; i++) {
+    const store = redisOrigins({ client, subscriber, logger: recordingLogger() });
+    await store.ready;
+    await store.close();
+  }
+  t.same(
+    subscriber.eventNames().map((event) => [event, subscriber.listenerCount(event)]),
+    before,
+    'no listener is left behind',
+  );
+  const channels = (await client.call('PUBSUB', 'CHANNELS')) as string[];
+  t.same(channels, [], 'nor a subscription');
 });
