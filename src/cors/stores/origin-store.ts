@@ -241,10 +241,17 @@ export class OriginStore<Req = IncomingMessage> {
     return this.#read(key, tenant, origin).catch(() => false);
   }
 
-  /** How `origin` would be decided for `tenant` now, without reading the store (for explain()). */
+  /**
+   * The verdict held for `origin` that the next request would be answered from (fresh, or allowed
+   * and stale within maxStale), without reading the store (for explain()); else `undefined`.
+   */
   cached(tenant: string, origin: string): OriginVerdict | undefined {
     const entry = this.#entries.get(tenant)?.get(origin);
-    return entry === undefined ? undefined : { allowed: entry.allowed, from: 'cache', age: Date.now() - entry.readAt };
+    if (entry === undefined) return undefined;
+    const age = Date.now() - entry.readAt;
+    const fresh = age < (entry.allowed ? this.#allowedTtl : this.#deniedTtl) && (this.#listening || age < this.#maxStale);
+    const stale = entry.allowed && age < (this.#listening ? this.#allowedTtl + this.#maxStale : this.#maxStale);
+    return fresh || stale ? { allowed: entry.allowed, from: 'cache', age } : undefined;
   }
 
   /** Allows `origin` for `tenant` on every instance: written and published in one step. */

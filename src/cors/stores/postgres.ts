@@ -54,15 +54,9 @@ export function postgresOrigins<Req = IncomingMessage>(options: PostgresOriginsO
   if (typeof table !== 'string' || !TABLE.test(table)) {
     throw invalidStoreOption(source, 'table', table, 'is not a lower-case table name (schema.table allowed)', "table: 'lib_cors_origins'");
   }
-  // PostgreSQL cuts a channel's name at 63 bytes, and pg_notify() refuses a longer one.
-  if (table.replace('.', '_').length > 63) {
-    throw invalidStoreOption(
-      source,
-      'table',
-      table,
-      'is longer than PostgreSQL takes for its channel (63 letters, the dot counted)',
-      "table: 'lib_cors_origins'",
-    );
+  // PostgreSQL cuts a name at 63 bytes, and pg_notify() refuses a longer channel.
+  if (table.split('.').some((part) => part.length > 63)) {
+    throw invalidStoreOption(source, 'table', table, 'has a part longer than PostgreSQL takes (63 letters)', "table: 'lib_cors_origins'");
   }
   const reconnectDelay = wholeNumber('reconnectDelay', options.reconnectDelay, 1000, 0, LONGEST_TIMER);
   const statements = statementsFor(table, options.createTable === true);
@@ -93,7 +87,10 @@ interface Statements {
 }
 
 function statementsFor(name: string, create: boolean): Statements {
-  const channel = name.replace('.', '_');
+  // Named by the table alone, so instances that name it with its schema (public.origins) and
+  // without (origins) hear each other. Two tables of one name in two schemas share the channel:
+  // each instance then only reads again a verdict it need not have dropped.
+  const channel = name.slice(name.indexOf('.') + 1);
   // Quoted, so a name that is also a keyword (user, order) is still a table.
   const table = name
     .split('.')

@@ -162,6 +162,8 @@ t.test('denied verdicts expire after ttl.denied while allowed ones last ttl.allo
 
   t.equal(store.allows('default', A), true, 'the allowed verdict is still a hit past ttl.denied');
   t.equal(fake.readsOf(A), 1, 'so it is not read again');
+  t.equal(store.cached('default', A)?.allowed, true, 'explain() sees the allowed verdict held');
+  t.equal(store.cached('default', DENIED), undefined, 'and not the expired denied one, which the next request reads again');
   const again = store.allows('default', DENIED);
   t.ok(again instanceof Promise, 'the denied verdict has expired');
   t.equal(await again, false);

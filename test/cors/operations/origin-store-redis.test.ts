@@ -41,7 +41,7 @@ t.test('bad options name the option, the value and a fix that works', async (t) 
   t.throws(() => redisOrigins({ client, tll: 5 } as never), { code: 'CORS_UNKNOWN_OPTION', field: 'tll' });
   t.throws(() => postgresOrigins({ client: new pg.Client() }), { code: 'CORS_INVALID_ORIGIN_POLICY', field: 'client', message: /pg\.Pool/ });
   t.throws(() => postgresOrigins({ client: new pg.Pool(), table: 'Origins; DROP' }), { code: 'CORS_INVALID_ORIGIN_POLICY', field: 'table' });
-  t.throws(() => postgresOrigins({ client: new pg.Pool(), table: `s.${'t'.repeat(62)}` }), {
+  t.throws(() => postgresOrigins({ client: new pg.Pool(), table: `s.${'t'.repeat(64)}` }), {
     code: 'CORS_INVALID_ORIGIN_POLICY',
     field: 'table',
     message: /63/,
