@@ -89,6 +89,12 @@ export function redisOrigins<Req = IncomingMessage>(options: RedisOriginsOptions
 /** The listeners a store puts on its subscriber, by event, to take them off at close(). */
 type FeedListeners = Record<string, (...args: unknown[]) => void>;
 
+/**
+ * Stores open on an application's ioredis subscriber, by channel: ioredis subscribes a connection,
+ * not a listener, so the channel is left only when the last store on it closes.
+ */
+const storesOnSubscriber = new WeakMap<object, Map<string, number>>();
+
 function ioredisBackend(client: IoRedisLike, given: IoRedisLike | undefined, prefix: string): Backend {
   const channel = `${prefix}:changes`;
   // Made when the feed starts, after every option was checked: a refused option leaves no connection open.
@@ -127,12 +133,21 @@ function ioredisBackend(client: IoRedisLike, given: IoRedisLike | undefined, pre
         error: (error) => events.down(error),
       };
       for (const [event, listener] of Object.entries(listeners)) feed.on(event, listener);
+      if (given !== undefined) {
+        const open = storesOnSubscriber.get(given) ?? new Map<string, number>();
+        storesOnSubscriber.set(given, open.set(channel, (open.get(channel) ?? 0) + 1));
+      }
       await subscribe();
     },
     async close() {
       if (given === undefined) return subscriber?.disconnect();
-      // The application's subscriber stays open: this store's listeners and channel leave it.
+      // The application's subscriber stays open: this store's listeners leave it, and the channel
+      // with the last store on it.
       for (const [event, listener] of Object.entries(listeners)) given.off(event, listener);
+      const open = storesOnSubscriber.get(given);
+      const left = (open?.get(channel) ?? 1) - 1;
+      if (left > 0) return void open?.set(channel, left);
+      open?.delete(channel);
       await given.unsubscribe(channel).catch(() => {});
     },
   };

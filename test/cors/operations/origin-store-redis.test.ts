@@ -94,4 +94,18 @@ t.test("a store on the application's own subscriber leaves it as it found it whe
   );
   const channels = (await client.call('PUBSUB', 'CHANNELS')) as string[];
   t.same(channels, [], 'nor a subscription');
+
+  // Two stores on it: the one that stays still hears the feed after the other closed.
+  const staying = redisOrigins({ client, subscriber, ttl: { denied: 60_000 }, logger: recordingLogger() });
+  const leaving = redisOrigins({ client, subscriber, logger: recordingLogger() });
+  t.teardown(() => staying.close());
+  await staying.ready;
+  await leaving.ready;
+  await leaving.close();
+  t.equal(await staying.allows(TENANT, PARTNER), false, 'refused, and held for a minute');
+  const writer = redisOrigins({ client, logger: recordingLogger() });
+  await writer.grant(TENANT, PARTNER);
+  await writer.close();
+  await within(5_000, async () => (await staying.allows(TENANT, PARTNER)) === true);
+  t.pass('its subscription was kept');
 });
