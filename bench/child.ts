@@ -1,7 +1,6 @@
 /** A benchmarked server in its own child process, and the probes it answers (see servers/policy.ts). */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export interface Running {
@@ -110,14 +109,4 @@ export async function probe(child: ChildProcess, type: 'cpu' | 'memory'): Promis
     const [message] = (await once(child, 'message')) as [{ type?: string }];
     if (message.type === type) return message;
   }
-}
-
-/** A port on 127.0.0.1 that nothing listens on now (the OS's pick, released at once), for a server started by port. */
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }

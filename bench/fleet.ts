@@ -27,8 +27,7 @@
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { Agent, type IncomingMessage, request } from 'node:http';
-import { connect } from 'node:net';
+import { Agent, type IncomingMessage } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -37,7 +36,8 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { type OriginStore, type OriginStoreOptions, postgresOrigins, redisOrigins } from '@lib/cors/origin-store';
 
-import { freePort } from './child.js';
+import { accepting, freePort } from '../test/helpers/ports.js';
+import { ask, INSTANCES, ORIGINS, percentile, TENANT } from '../test/helpers/fleet-traffic.js';
 import { type Count, countServer, valgrindVersion } from './instructions.js';
 import { machineLine, percent, thousands, writeResultsSection } from './report.js';
 import { scenarioNamed, type Server } from './scenarios.js';
@@ -45,11 +45,6 @@ import { ALLOWED_ORIGIN } from './servers/policy.js';
 
 type Kind = 'redis' | 'postgres';
 
-const INSTANCES = 4;
-/** The origins granted and revoked in turn, all of one tenant: the first label of the Host the examples read. */
-const ORIGINS = Array.from({ length: 8 }, (_, i) => `https://o${i}.acme.test`);
-const TENANT = 'acme';
-const HOST = 'acme.api.test';
 /** Requests per second each instance is sent, half preflights and half credentialed GETs, at most IN_FLIGHT at once. */
 const RATE = 250;
 const IN_FLIGHT = 8;
@@ -114,16 +109,6 @@ async function until(child: ChildProcess, what: string, check: () => Promise<boo
   }
 }
 
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-
 // ---------------------------------------------------------------------------------------------
 // The stores.
 
@@ -150,7 +135,10 @@ async function startRedis(): Promise<StoreProcess> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await until(child, 'redis-server', () => accepts(port));
+    await accepting(port, {
+      timeout: 30_000,
+      gone: () => (hasExited(child) ? new Error(`redis-server exited (${child.signalCode ?? child.exitCode}) before it was ready`) : undefined),
+    });
   } catch (error) {
     await stop();
     throw error;
@@ -234,26 +222,6 @@ function openStore(kind: Kind, url: string, options: OriginStoreOptions<Incoming
 
 // ---------------------------------------------------------------------------------------------
 // Convergence.
-
-/** One request as a browser on `origin` sends it: a preflight for PUT, or a credentialed GET; whether it is granted. */
-function ask(port: number, origin: string, preflight: boolean, agent: Agent): Promise<{ status: number; granted: boolean }> {
-  const headers: Record<string, string> = { Host: HOST, Origin: origin, Cookie: 'session=1' };
-  if (preflight) headers['Access-Control-Request-Method'] = 'PUT';
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: preflight ? 'OPTIONS' : 'GET', path: '/data', headers, agent, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          granted: res.headers['access-control-allow-origin'] === origin && res.headers['access-control-allow-credentials'] === 'true',
-        }),
-      );
-    });
-    req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /** One example process; resolves with its port once it says it listens. */
 async function startInstance(kind: Kind, env: Record<string, string>, outage: () => void): Promise<{ port: number; child: ChildProcess }> {
@@ -457,8 +425,6 @@ async function countPolicies(stores: readonly StoreProcess[]): Promise<Map<strin
 // ---------------------------------------------------------------------------------------------
 // The report.
 
-/** The nearest-rank percentile of ascending `sorted`. */
-const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const ms = (value: number) => `${value < 10 ? value.toFixed(1) : Math.round(value)} ms`;
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${percent(value)}`;
 

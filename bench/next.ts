@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 import autocannon from 'autocannon';
 
-import { freePort } from './child.js';
+import { freePort } from '../test/helpers/ports.js';
 import { machineLine, median, writeResultsSection } from './report.js';
 
 const APP = fileURLToPath(new URL('../../bench/next-app', import.meta.url));

@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 import { Redis } from 'ioredis';
@@ -15,13 +15,10 @@ import type { Test } from 'tap';
 
 import { type OriginStore, postgresOrigins, redisOrigins } from '@lib/cors/origin-store';
 
+import { ask, INSTANCES, ORIGINS, percentile, TENANT } from './fleet-traffic.js';
 import { written } from './origin-store-scenarios.js';
 import { type StoreServer, startPostgres, startRedis } from './stores.js';
 
-const INSTANCES = 4;
-const ORIGINS = Array.from({ length: 8 }, (_, i) => `https://o${i}.acme.test`);
-const TENANT = 'acme';
-const HOST = 'acme.api.test';
 /**
  * How long after a change's acknowledgement an answer may still show the state before it. The
  * examples keep a denied verdict 5 s and an allowed one a minute, so an answer within this bound
@@ -49,26 +46,6 @@ interface Change {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
-/** One request as a browser on `origin` sends it: a preflight for PUT, or a credentialed GET; whether it is granted. */
-function ask(port: number, origin: string, preflight: boolean): Promise<{ status: number; granted: boolean }> {
-  const headers: Record<string, string> = { Host: HOST, Origin: origin, Cookie: 'session=1' };
-  if (preflight) headers['Access-Control-Request-Method'] = 'PUT';
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: preflight ? 'OPTIONS' : 'GET', path: '/data', headers, agent, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          granted: res.headers['access-control-allow-origin'] === origin && res.headers['access-control-allow-credentials'] === 'true',
-        }),
-      );
-    });
-    req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 async function startInstance(t: Test, example: string, env: Record<string, string>): Promise<number> {
   const entry = fileURLToPath(new URL(`../../examples/${example}/server.js`, import.meta.url));
   const child: ChildProcess = spawn(process.execPath, [entry], { env: { ...process.env, ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -88,10 +65,6 @@ async function startInstance(t: Test, example: string, env: Record<string, strin
     });
     child.once('exit', (code) => reject(new Error(`the ${example} example exited (${code}) before listening: ${output}`)));
   });
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 export async function fleetScenario(t: Test, kind: 'redis' | 'postgres'): Promise<void> {
@@ -129,7 +102,7 @@ export async function fleetScenario(t: Test, kind: 'redis' | 'postgres'): Promis
         const origin = ORIGINS[i % ORIGINS.length]!;
         preflight = !preflight;
         const sentAt = Date.now();
-        const { status, granted } = await ask(port, origin, preflight);
+        const { status, granted } = await ask(port, origin, preflight, agent);
         answers.push({ instance, origin, sentAt, receivedAt: Date.now(), status, granted });
       }
     }),
@@ -149,7 +122,7 @@ export async function fleetScenario(t: Test, kind: 'redis' | 'postgres'): Promis
     await Promise.all(
       ports.map(async (port, instance) => {
         for (;;) {
-          const { granted } = await ask(port, origin, false);
+          const { granted } = await ask(port, origin, false, agent);
           if (granted === next) break;
           if (Date.now() - ackedAt > bound) throw new Error(`instance ${instance} still answers ${origin} as ${!next} ${bound} ms after the change`);
           await new Promise((resolve) => setTimeout(resolve, 2));
