@@ -2,12 +2,15 @@
 // read from its tail, which tap fills with the coverage table, while a failing assertion may sit
 // tens of thousands of lines above it (files finish in any order). In a terminal, tap runs as is.
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
+// The repository's own tap, also when this script is run by `node` rather than by npm.
+const tap = fileURLToPath(new URL('../node_modules/.bin/tap', import.meta.url));
 const args = process.argv.slice(2);
 const exit = (code, signal) => process.exit(code ?? (signal ? 1 : 0));
 
 if (process.stdout.isTTY) {
-  spawn('tap', args, { stdio: 'inherit' }).on('exit', exit);
+  spawn(tap, args, { stdio: 'inherit' }).on('exit', exit);
 } else {
   /** Each `not ok` line with the start of its YAML diagnostics (an indented `---` ... `...` after it). */
   const failures = [];
@@ -30,7 +33,7 @@ if (process.stdout.isTTY) {
   };
 
   let partial = '';
-  const child = spawn('tap', args, { stdio: ['inherit', 'pipe', 'inherit'] });
+  const child = spawn(tap, args, { stdio: ['inherit', 'pipe', 'inherit'] });
   child.stdout.on('data', (chunk) => {
     process.stdout.write(chunk);
     const lines = (partial + chunk).split('\n');
