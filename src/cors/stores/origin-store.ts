@@ -19,7 +19,7 @@ import type { IncomingMessage } from 'node:http';
 
 import { CorsOptionsError } from '../core/errors.js';
 import { CACHED_ANSWER, type CachedAnswer, HELD_VERDICT, type HeldVerdict } from '../core/origin-matcher.js';
-import { checkedOrigin } from './store-options.js';
+import { checkedOrigin, invalidStoreOption, LONGEST_TIMER, wholeNumber } from './store-options.js';
 
 export interface OriginStoreOptions<Req> {
   /**
@@ -102,8 +102,6 @@ const events = channel('lib-cors:origin-store');
 
 /** What #tenantQuietly() gives for a tenant function that threw. */
 const THREW = Symbol('threw');
-/** Node's longest timer, in ms: a longer one fires at once. */
-export const LONGEST_TIMER = 2 ** 31 - 1;
 
 const DEFAULTS = { allowedTtl: 60_000, deniedTtl: 5_000, maxStale: 300_000, maxEntries: 10_000, lookupTimeout: 250 };
 
@@ -136,8 +134,7 @@ export class OriginStore<Req = IncomingMessage> {
   constructor(backend: Backend, options: OriginStoreOptions<Req> = {}) {
     this.#backend = backend;
     if (options.tenant !== undefined && typeof options.tenant !== 'function') {
-      throw new CorsOptionsError(
-        'CORS_INVALID_ORIGIN_POLICY',
+      throw invalidStoreOption(
         'origin store',
         'tenant',
         options.tenant,
@@ -212,7 +209,7 @@ export class OriginStore<Req = IncomingMessage> {
     const entry = this.#entries.get(tenant)?.get(origin);
     if (entry === undefined) return undefined;
     const age = Date.now() - entry.readAt;
-    if (age >= (entry.allowed ? this.#allowedTtl : this.#deniedTtl) || (!this.#listening && age >= this.#maxStale)) return undefined;
+    if (!this.#isFresh(entry, age)) return undefined;
     if (events.hasSubscribers) events.publish({ event: 'hit', tenant, origin, allowed: entry.allowed, age });
     return entry.allowed;
   }
@@ -223,7 +220,7 @@ export class OriginStore<Req = IncomingMessage> {
     const entry = this.#entries.get(tenant)?.get(origin);
     if (entry !== undefined) {
       const age = Date.now() - entry.readAt;
-      if (entry.allowed && age < (this.#listening ? this.#allowedTtl + this.#maxStale : this.#maxStale)) {
+      if (this.#isUsableStale(entry, age)) {
         // Stale but allowed: used while it is read again, so a slow store slows no request.
         if (events.hasSubscribers) events.publish({ event: 'stale', tenant, origin, allowed: true, age });
         if (!entry.refreshing) {
@@ -249,9 +246,17 @@ export class OriginStore<Req = IncomingMessage> {
     const entry = this.#entries.get(tenant)?.get(origin);
     if (entry === undefined) return undefined;
     const age = Date.now() - entry.readAt;
-    const fresh = age < (entry.allowed ? this.#allowedTtl : this.#deniedTtl) && (this.#listening || age < this.#maxStale);
-    const stale = entry.allowed && age < (this.#listening ? this.#allowedTtl + this.#maxStale : this.#maxStale);
-    return fresh || stale ? { allowed: entry.allowed, from: 'cache', age } : undefined;
+    return this.#isFresh(entry, age) || this.#isUsableStale(entry, age) ? { allowed: entry.allowed, from: 'cache', age } : undefined;
+  }
+
+  /** Answered as it is (a hit): within its TTL and, while the feed is down, within maxStale. */
+  #isFresh(entry: Entry, age: number): boolean {
+    return age < (entry.allowed ? this.#allowedTtl : this.#deniedTtl) && (this.#listening || age < this.#maxStale);
+  }
+
+  /** Past its TTL but still answered while it is read again: allowed, and within maxStale of it (of its read, while the feed is down). */
+  #isUsableStale(entry: Entry, age: number): boolean {
+    return entry.allowed && age < (this.#listening ? this.#allowedTtl + this.#maxStale : this.#maxStale);
   }
 
   /** Allows `origin` for `tenant` on every instance: written and published in one step. */
@@ -370,14 +375,4 @@ export class OriginStore<Req = IncomingMessage> {
     if (events.hasSubscribers) events.publish({ event: 'recovered', store: this.#backend.name });
     (this.#logger.warn ?? this.#logger.error).call(this.#logger, `@lib/cors origin store: ${this.#backend.name} answers again.`);
   }
-}
-
-/** An option that is a count or milliseconds: a whole number from `least` to `most`. */
-export function wholeNumber(name: string, value: number | undefined, fallback: number, least = 0, most = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < least || value > most) {
-    const range = most === Number.MAX_SAFE_INTEGER ? `of ${least} or more` : `from ${least} to ${most}`;
-    throw new CorsOptionsError('CORS_INVALID_NUMBER', 'origin store', name, value, `is not a whole number ${range}`, `${name}: ${fallback}`);
-  }
-  return value;
 }

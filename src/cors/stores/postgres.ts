@@ -8,8 +8,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-import { type Backend, LONGEST_TIMER, OriginStore, type OriginStoreOptions, readChange, wholeNumber } from './origin-store.js';
-import { checkStoreOptions, invalidStoreOption } from './store-options.js';
+import { type Backend, OriginStore, type OriginStoreOptions, readChange } from './origin-store.js';
+import { checkStoreOptions, invalidStoreOption, LONGEST_TIMER, wholeNumber } from './store-options.js';
 
 /** What is used of a pg Pool and the clients it lends. */
 interface PgPoolLike {

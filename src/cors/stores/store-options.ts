@@ -35,6 +35,19 @@ export function checkStoreOptions(source: string, options: unknown, own: readonl
   }
 }
 
+/** Node's longest timer, in ms: a longer one fires at once. */
+export const LONGEST_TIMER = 2 ** 31 - 1;
+
+/** An option that is a count or milliseconds: a whole number from `least` to `most`. */
+export function wholeNumber(name: string, value: number | undefined, fallback: number, least = 0, most = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < least || value > most) {
+    const range = most === Number.MAX_SAFE_INTEGER ? `of ${least} or more` : `from ${least} to ${most}`;
+    throw new CorsOptionsError('CORS_INVALID_NUMBER', 'origin store', name, value, `is not a whole number ${range}`, `${name}: ${fallback}`);
+  }
+  return value;
+}
+
 /** A store option that is not what it must be: CORS_INVALID_ORIGIN_POLICY, the origin policy being the store. */
 export function invalidStoreOption(source: string, field: string, value: unknown, problem: string, fix: string): CorsOptionsError {
   return new CorsOptionsError('CORS_INVALID_ORIGIN_POLICY', source, field, value, problem, fix);
